@@ -1,0 +1,3 @@
+module github.com/wbsctl/wbsctl
+
+go 1.24.0

@@ -1,0 +1,291 @@
+package sdk
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Sentinel errors for errors.Is. An *APIError matches the one that fits its
+// HTTP status; a *ValidationError matches ErrValidation.
+var (
+	// ErrNotFound: the platform answered 404 (unknown element, or a page
+	// past the end of a list).
+	ErrNotFound = errors.New("not found")
+	// ErrUnauthorized: the platform answered 401, even after the SDK
+	// renewed the token once.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrForbidden: the platform answered 403, for instance when a token of
+	// one integration calls another integration's endpoint.
+	ErrForbidden = errors.New("forbidden")
+	// ErrRateLimited: the platform answered 429 and the retries ran out.
+	ErrRateLimited = errors.New("rate limited")
+	// ErrValidation: the request broke a limit of the spec, found either by
+	// the SDK before sending (*ValidationError) or by the platform (400).
+	ErrValidation = errors.New("validation failed")
+	// ErrInvalidCredentials: the token exchange refused the client id and
+	// secret. It is never retried.
+	ErrInvalidCredentials = errors.New("invalid credentials")
+	// ErrOutcomeUnknown: a create may or may not have reached the platform
+	// (a reset connection, a timeout, a 5xx). The SDK does not resend it;
+	// the caller should read the element back before creating it again.
+	ErrOutcomeUnknown = errors.New("outcome unknown")
+	// ErrPageLoop: a list returned a page that it had already returned, so
+	// following it would never end.
+	ErrPageLoop = errors.New("pagination loop")
+)
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// Problem is the platform's problem details object (spec 7, RFC 9457). All
+// members may be null or missing; they are then the zero value.
+type Problem struct {
+	Type     string `json:"type,omitempty"`
+	Title    string `json:"title,omitempty"`
+	Status   int    `json:"status,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	// Extensions holds the members other than the five above, such as a
+	// list of invalid fields.
+	Extensions map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads the five standard members leniently (a member of the
+// wrong type is dropped rather than failing the whole error) and keeps the
+// others in Extensions.
+func (p *Problem) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*p = Problem{}
+	str := func(k string) string {
+		var s string
+		if v, ok := raw[k]; ok {
+			_ = json.Unmarshal(v, &s)
+			delete(raw, k)
+		}
+		return s
+	}
+	p.Type, p.Title, p.Detail, p.Instance = str("type"), str("title"), str("detail"), str("instance")
+	if v, ok := raw["status"]; ok {
+		var n json.Number
+		if json.Unmarshal(v, &n) == nil {
+			if i, err := n.Int64(); err == nil && i >= 0 && i < 1000 {
+				p.Status = int(i)
+			}
+		}
+		delete(raw, "status")
+	}
+	if len(raw) > 0 {
+		p.Extensions = raw
+	}
+	return nil
+}
+
+// MarshalJSON writes the standard members and the extensions side by side.
+func (p Problem) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(p.Extensions)+5)
+	for k, v := range p.Extensions {
+		m[k] = v
+	}
+	for k, v := range map[string]string{"type": p.Type, "title": p.Title, "detail": p.Detail, "instance": p.Instance} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if p.Status != 0 {
+		m["status"] = p.Status
+	}
+	return json.Marshal(m)
+}
+
+// APIError is an answer of the platform with a status other than 2xx.
+type APIError struct {
+	// StatusCode is the HTTP status of the response.
+	StatusCode int
+	// Method and Path name the request (the path without host or query).
+	Method string
+	Path   string
+	// Problem holds the problem details when the body was one, else nil.
+	Problem *Problem
+	// Message is the "message" (or "error") member of a JSON body that is
+	// not problem details, such as {"message":"API rate limit exceeded"}.
+	Message string
+	// Body is the start of a body that is not JSON (an HTML page from a
+	// proxy), bounded and reduced to one line.
+	Body string
+	// CorrelationID is the platform's correlation id, from the problem
+	// details or the response headers, where known.
+	CorrelationID string
+	// RetryAfter is the wait the platform asked for (Retry-After or
+	// RateLimit-Reset), zero when it asked for none.
+	RetryAfter time.Duration
+
+	tokenExchange bool
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
+	switch {
+	case e.Problem != nil:
+		if e.Problem.Title != "" {
+			b.WriteString(": " + e.Problem.Title)
+		}
+		if e.Problem.Detail != "" && e.Problem.Detail != e.Problem.Title {
+			b.WriteString(": " + e.Problem.Detail)
+		}
+	case e.Message != "":
+		b.WriteString(": " + e.Message)
+	case e.Body != "":
+		b.WriteString(": " + e.Body)
+	}
+	if e.CorrelationID != "" {
+		b.WriteString(" (correlation id " + e.CorrelationID + ")")
+	}
+	return b.String()
+}
+
+// Is matches the sentinel error that fits the status.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrValidation:
+		return e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnprocessableEntity
+	case ErrInvalidCredentials:
+		return e.tokenExchange && (e.StatusCode == http.StatusBadRequest ||
+			e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden)
+	}
+	return false
+}
+
+// newAPIError reads a non-2xx response body (at most maxErrorBody bytes of
+// it) into an APIError. redact removes the client's secrets from any text
+// the server sent back.
+func newAPIError(method, path string, status int, header http.Header, body []byte, redact func(string) string) *APIError {
+	e := &APIError{StatusCode: status, Method: method, Path: path}
+	if len(body) > maxErrorBody {
+		body = body[:maxErrorBody]
+	}
+	trimmed := strings.TrimSpace(string(body))
+	if strings.HasPrefix(trimmed, "{") {
+		var p Problem
+		if json.Unmarshal([]byte(trimmed), &p) == nil {
+			if p.Type != "" || p.Title != "" || p.Status != 0 || p.Detail != "" || p.Instance != "" {
+				e.Problem = &p
+				e.Problem.Title, e.Problem.Detail = redact(p.Title), redact(p.Detail)
+			}
+			for _, k := range []string{"message", "error", "error_description"} {
+				var s string
+				if json.Unmarshal(p.Extensions[k], &s) == nil && s != "" {
+					e.Message = redact(s)
+					break
+				}
+			}
+			var id string
+			if json.Unmarshal(p.Extensions["correlationId"], &id) == nil {
+				e.CorrelationID = id
+			}
+		}
+	}
+	if e.Problem == nil && e.Message == "" && trimmed != "" {
+		e.Body = redact(oneLine(trimmed, 200))
+	}
+	if e.CorrelationID == "" {
+		e.CorrelationID = correlationIDFromHeader(header)
+	}
+	return e
+}
+
+func correlationIDFromHeader(h http.Header) string {
+	for _, k := range []string{"X-Correlation-Id", "Correlation-Id", "X-Request-Id"} {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// oneLine folds white space and cuts s to at most n runes of valid UTF-8.
+func oneLine(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		r := []rune(s)
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+// Violation is one broken limit of a request.
+type Violation struct {
+	// Field is the JSON name of the field, with an index for list items:
+	// "wbsElementCode", "businessOrganizations[2].entityType".
+	Field string `json:"field"`
+	// Limit states the rule, such as "at most 100 characters".
+	Limit string `json:"limit"`
+	// Message says how the value breaks it, such as "is 104 characters long".
+	Message string `json:"message"`
+}
+
+func (v Violation) String() string { return v.Field + ": " + v.Message + " (limit: " + v.Limit + ")" }
+
+// ValidationError lists every limit of the spec that a request breaks. The
+// SDK returns it before sending anything.
+type ValidationError struct {
+	// Operation names the call, such as "create WBS element".
+	Operation string
+	// Code is the element code the request is about, where it has one.
+	Code       string
+	Violations []Violation
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		parts[i] = v.String()
+	}
+	sort.Strings(parts)
+	subject := e.Operation
+	if e.Code != "" {
+		subject += " " + strconv.Quote(e.Code)
+	}
+	return subject + ": invalid request: " + strings.Join(parts, "; ")
+}
+
+// Is matches ErrValidation.
+func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
+
+// OutcomeUnknownError is returned when a create failed in a way that leaves
+// open whether the platform stored the element.
+type OutcomeUnknownError struct {
+	// Code is the element code of the create.
+	Code string
+	// Err is the failure: a transport error or an *APIError.
+	Err error
+}
+
+func (e *OutcomeUnknownError) Error() string {
+	return "create WBS element " + strconv.Quote(e.Code) + ": outcome unknown, read the element back before retrying: " + e.Err.Error()
+}
+
+// Is matches ErrOutcomeUnknown.
+func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+// Unwrap returns the underlying failure.
+func (e *OutcomeUnknownError) Unwrap() error { return e.Err }

@@ -1,0 +1,120 @@
+package sdk
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Limits of the spec (section 8). Lengths are counted in Unicode code
+// points (runes) of the UTF-8 text, so "Ä" is one character and an emoji
+// made of two code points is two; text that is not valid UTF-8 is refused.
+const (
+	// MinCodeLength and MaxCodeLength bound wbsElementCode on create.
+	MinCodeLength = 1
+	MaxCodeLength = 30
+	// MaxDescriptionLength bounds description on create and update.
+	MaxDescriptionLength = 100
+	// MinOrganizationFieldLength is the least length of a business
+	// organization's code and entityType in requests.
+	MinOrganizationFieldLength = 1
+)
+
+type violations []Violation
+
+func (vs *violations) add(field, limit, format string, args ...any) {
+	*vs = append(*vs, Violation{Field: field, Limit: limit, Message: fmt.Sprintf(format, args...)})
+}
+
+// text checks that s is valid UTF-8 and between min and max runes long
+// (max < 0: no upper bound).
+func (vs *violations) text(field, s string, min, max int) {
+	limit := fmt.Sprintf("%d to %d characters", min, max)
+	switch {
+	case max < 0:
+		limit = fmt.Sprintf("at least %d character", min)
+	case min == 0:
+		limit = fmt.Sprintf("at most %d characters", max)
+	}
+	if !utf8.ValidString(s) {
+		vs.add(field, limit, "is not valid UTF-8")
+		return
+	}
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n == 0 && min > 0:
+		vs.add(field, limit, "is empty")
+	case n < min:
+		vs.add(field, limit, "is %d characters long", n)
+	case max >= 0 && n > max:
+		vs.add(field, limit, "is %d characters long", n)
+	}
+}
+
+func (vs *violations) organizations(field string, orgs []BusinessOrganization) {
+	for i, o := range orgs {
+		vs.text(fmt.Sprintf("%s[%d].code", field, i), o.Code, MinOrganizationFieldLength, -1)
+		vs.text(fmt.Sprintf("%s[%d].entityType", field, i), o.EntityType, MinOrganizationFieldLength, -1)
+	}
+}
+
+func (vs violations) err(op, code string) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	return &ValidationError{Operation: op, Code: code, Violations: vs}
+}
+
+// Validate checks the request against the spec's limits and returns a
+// *ValidationError that lists every violation, or nil.
+func (r *CreateWBSElementRequest) Validate() error {
+	var vs violations
+	vs.text("wbsElementCode", r.Code, MinCodeLength, MaxCodeLength)
+	if r.Description != nil {
+		vs.text("description", *r.Description, 0, MaxDescriptionLength)
+	}
+	vs.organizations("businessOrganizations", r.BusinessOrganizations)
+	return vs.err(opCreate, r.Code)
+}
+
+// Validate checks the request against the spec's limits and returns a
+// *ValidationError that lists every violation, or nil.
+func (r *UpdateWBSElementRequest) Validate() error {
+	var vs violations
+	if d, ok := r.Description.Get(); ok {
+		vs.text("description", d, 0, MaxDescriptionLength)
+	}
+	if orgs, ok := r.BusinessOrganizations.Get(); ok {
+		vs.organizations("businessOrganizations", orgs)
+	}
+	return vs.err(opUpdate, "")
+}
+
+// Validate checks the request against the spec's limits: the list must hold
+// at least one organization, each with a code and an entity type.
+func (r *DeleteBusinessOrganizationsRequest) Validate() error {
+	var vs violations
+	if len(r.BusinessOrganizations) == 0 {
+		vs.add("businessOrganizations", "at least 1 item", "is empty")
+	}
+	vs.organizations("businessOrganizations", r.BusinessOrganizations)
+	return vs.err(opDeleteLinks, "")
+}
+
+// validatePathCode checks the element code of a path: it must not be empty
+// and must be valid UTF-8. Its length is not bounded here, so that an
+// element the platform holds with a longer code can still be reached.
+func validatePathCode(vs *violations, code string) {
+	vs.text("wbsElementCode", code, MinCodeLength, -1)
+}
+
+// Operation names, used in errors and log records.
+const (
+	opCreate      = "create WBS element"
+	opList        = "list WBS elements"
+	opUpdate      = "update WBS element"
+	opDelete      = "delete WBS element"
+	opDeleteLinks = "delete business organizations"
+	opListLinks   = "list business organizations"
+	opToken       = "exchange token"
+	opExecute     = "execute flow"
+)
