@@ -271,17 +271,24 @@ func (e *ValidationError) Error() string {
 // Is matches ErrValidation.
 func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
 
-// OutcomeUnknownError is returned when a create failed in a way that leaves
-// open whether the platform stored the element.
+// OutcomeUnknownError is returned when a request that is not safe to repeat
+// (a create, a flow execution) failed in a way that leaves open whether the
+// platform acted on it.
 type OutcomeUnknownError struct {
-	// Code is the element code of the create.
+	// Op names the call, such as "create WBS element".
+	Op string
+	// Code is the element code of a create, empty for other calls.
 	Code string
 	// Err is the failure: a transport error or an *APIError.
 	Err error
 }
 
 func (e *OutcomeUnknownError) Error() string {
-	return "create WBS element " + strconv.Quote(e.Code) + ": outcome unknown, read the element back before retrying: " + e.Err.Error()
+	subject := e.Op
+	if e.Code != "" {
+		subject += " " + strconv.Quote(e.Code)
+	}
+	return subject + ": outcome unknown, check the platform's state before retrying: " + e.Err.Error()
 }
 
 // Is matches ErrOutcomeUnknown.

@@ -1,0 +1,364 @@
+package sdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Token is an access token and the time it stops being valid.
+type Token struct {
+	AccessToken string    `json:"accessToken"`
+	ExpiresAt   time.Time `json:"expiresAt"`
+}
+
+// String hides the token itself, so that printing a Token never leaks it.
+func (t Token) String() string {
+	return "Token{AccessToken: [REDACTED], ExpiresAt: " + t.ExpiresAt.Format(time.RFC3339) + "}"
+}
+
+// LogValue hides the token itself in slog records.
+func (t Token) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("access_token", "[REDACTED]"), slog.Time("expires_at", t.ExpiresAt))
+}
+
+// Valid reports whether the token is set and unexpired at now.
+func (t Token) Valid(now time.Time) bool {
+	return t.AccessToken != "" && now.Before(t.ExpiresAt)
+}
+
+// TokenCacheKey names the tokens of one credential on one platform.
+type TokenCacheKey struct {
+	BaseURL  string
+	ClientID string
+}
+
+// TokenCache keeps access tokens between clients, for instance in a file so
+// that a series of processes makes one token exchange instead of one each.
+// Get returns ok == false when it holds nothing for the key. Errors of a
+// cache are logged and otherwise ignored: the client then exchanges a token.
+// Implementations must be safe for concurrent use.
+type TokenCache interface {
+	Get(ctx context.Context, key TokenCacheKey) (tok Token, ok bool, err error)
+	Put(ctx context.Context, key TokenCacheKey, tok Token) error
+}
+
+// NewMemoryTokenCache returns a TokenCache that lives in memory; share one
+// between clients to share their tokens.
+func NewMemoryTokenCache() TokenCache { return &memoryTokenCache{m: map[TokenCacheKey]Token{}} }
+
+type memoryTokenCache struct {
+	mu sync.Mutex
+	m  map[TokenCacheKey]Token
+}
+
+func (c *memoryTokenCache) Get(_ context.Context, k TokenCacheKey) (Token, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.m[k]
+	return t, ok, nil
+}
+
+func (c *memoryTokenCache) Put(_ context.Context, k TokenCacheKey, t Token) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[k] = t
+	return nil
+}
+
+const (
+	// maxRefreshWindow bounds how long before expiry a token is renewed.
+	maxRefreshWindow = 60 * time.Second
+	// fallbackLifetime is assumed when the exchange gives no usable
+	// lifetime (expiresIn missing, zero, negative or unreadable, and no
+	// JWT exp): the token is renewed early, and a 401 renews it anyway.
+	fallbackLifetime = 60 * time.Second
+	// maxLifetime bounds a lifetime claimed by the platform.
+	maxLifetime = 24 * time.Hour
+)
+
+// heldToken is the token in use and the times that govern its renewal.
+type heldToken struct {
+	Token
+	// refreshAt is when a renewal starts in the background while the
+	// token is still handed out.
+	refreshAt time.Time
+	// usableUntil is when the token is no longer handed out, a little
+	// before ExpiresAt so that it does not expire in flight.
+	usableUntil time.Time
+}
+
+// tokenSource hands out the client's access token: from memory, from the
+// TokenCache, or from one exchange shared by all concurrent callers.
+type tokenSource struct {
+	c     *Client
+	key   TokenCacheKey
+	group singleflight.Group
+
+	mu       sync.Mutex
+	held     heldToken
+	rejected string // the last token the platform answered 401 to
+	// issued keeps the tokens this client saw, for redaction.
+	issued []string
+}
+
+func newTokenSource(c *Client) *tokenSource {
+	return &tokenSource{c: c, key: TokenCacheKey{BaseURL: c.baseURL.String(), ClientID: c.clientID}}
+}
+
+func (ts *tokenSource) renewable() bool { return ts.c.clientID != "" }
+
+// token returns a valid access token, exchanging one only when needed.
+func (ts *tokenSource) token(ctx context.Context) (Token, error) {
+	c := ts.c
+	if !ts.renewable() {
+		if c.staticToken == "" {
+			return Token{}, errors.New("no credentials: set WithCredentials or WithAccessToken")
+		}
+		return Token{AccessToken: c.staticToken}, nil
+	}
+	now := c.now()
+	ts.mu.Lock()
+	held := ts.held
+	ts.mu.Unlock()
+	if held.AccessToken != "" && now.Before(held.usableUntil) {
+		if !now.Before(held.refreshAt) {
+			// Getting old but still good: renew in the background and
+			// let this caller go on with the token it has.
+			ts.group.DoChan("exchange", func() (any, error) {
+				return ts.exchange(context.WithoutCancel(ctx))
+			})
+		}
+		return held.Token, nil
+	}
+	if tok, ok := ts.fromCache(ctx, now); ok {
+		return tok, nil
+	}
+	ch := ts.group.DoChan("exchange", func() (any, error) {
+		// The exchange outlives any one caller, so that a caller that
+		// gives up does not fail the others waiting on it.
+		return ts.exchange(context.WithoutCancel(ctx))
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return Token{}, r.Err
+		}
+		return r.Val.(Token), nil
+	case <-ctx.Done():
+		return Token{}, context.Cause(ctx)
+	}
+}
+
+// fromCache adopts a valid token of the TokenCache that the platform has
+// not rejected.
+func (ts *tokenSource) fromCache(ctx context.Context, now time.Time) (Token, bool) {
+	tok, ok, err := ts.c.tokenCache.Get(ctx, ts.key)
+	if err != nil {
+		ts.c.logger.LogAttrs(ctx, slog.LevelDebug, "token cache get failed", slog.String("error", ts.c.redact(err.Error())))
+		return Token{}, false
+	}
+	if !ok || !tok.Valid(now) {
+		return Token{}, false
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if tok.AccessToken == ts.rejected {
+		return Token{}, false
+	}
+	h := hold(tok, now)
+	if !now.Before(h.usableUntil) {
+		return Token{}, false
+	}
+	ts.adopt(h)
+	return tok, true
+}
+
+// hold computes the renewal times of a token adopted at now: renewal
+// starts min(60 s, 10 % of the remaining lifetime) before expiry, less up to
+// a quarter of that window at random so that many processes sharing a
+// credential do not renew at the same moment.
+func hold(tok Token, now time.Time) heldToken {
+	life := tok.ExpiresAt.Sub(now)
+	window := min(maxRefreshWindow, life/10)
+	jitter := time.Duration(0)
+	if window > 4 {
+		jitter = rand.N(window / 4)
+	}
+	return heldToken{
+		Token:       tok,
+		refreshAt:   tok.ExpiresAt.Add(-window - jitter),
+		usableUntil: tok.ExpiresAt.Add(-min(5*time.Second, window/2)),
+	}
+}
+
+// adopt makes h the token in use; ts.mu must be held.
+func (ts *tokenSource) adopt(h heldToken) {
+	ts.held = h
+	for _, t := range ts.issued {
+		if t == h.AccessToken {
+			return
+		}
+	}
+	// Keep the last few tokens for redaction; older ones are long expired.
+	ts.issued = append(ts.issued, h.AccessToken)
+	if len(ts.issued) > 8 {
+		ts.issued = ts.issued[1:]
+	}
+}
+
+// invalidate drops tok after the platform rejected it, unless another
+// caller already replaced it.
+func (ts *tokenSource) invalidate(tok Token) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.rejected = tok.AccessToken
+	if ts.held.AccessToken == tok.AccessToken {
+		ts.held = heldToken{}
+	}
+}
+
+func (ts *tokenSource) knownTokens() []string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return append([]string(nil), ts.issued...)
+}
+
+// exchange trades the credential for a token (spec 5.3) and keeps it.
+func (ts *tokenSource) exchange(ctx context.Context) (Token, error) {
+	c := ts.c
+	body, err := json.Marshal(struct {
+		ClientID     string `json:"clientId"`
+		ClientSecret string `json:"clientSecret"`
+	}{c.clientID, c.clientSecret})
+	if err != nil {
+		return Token{}, err
+	}
+	resp, err := c.send(ctx, &request{
+		op: opToken, method: "POST", url: c.endpoint("v1", "auth", "tokens"),
+		body: body, safe: true, noAuth: true,
+	})
+	if err != nil {
+		return Token{}, err
+	}
+	now := c.now()
+	tok, err := parseTokenReply(resp.body, now)
+	if err != nil {
+		return Token{}, fmt.Errorf("%s: %w", opToken, err)
+	}
+	ts.mu.Lock()
+	ts.adopt(hold(tok, now))
+	ts.mu.Unlock()
+	if err := c.tokenCache.Put(ctx, ts.key, tok); err != nil {
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "token cache put failed", slog.String("error", c.redact(err.Error())))
+	}
+	return tok, nil
+}
+
+// parseTokenReply reads the token exchange's answer. expiresIn is taken as
+// seconds whether it is a JSON number or a numeric string; when the token
+// is a JWT with an exp claim, the earlier of the two wins. The JWT is read,
+// never verified: the platform verifies it.
+func parseTokenReply(body []byte, now time.Time) (Token, error) {
+	var reply struct {
+		AccessToken string          `json:"accessToken"`
+		ExpiresIn   json.RawMessage `json:"expiresIn"`
+	}
+	if err := json.Unmarshal(body, &reply); err != nil {
+		return Token{}, fmt.Errorf("the answer is not a token: %v", jsonErrorText(err))
+	}
+	if reply.AccessToken == "" {
+		return Token{}, errors.New("the answer holds no accessToken")
+	}
+	var expires time.Time
+	if s, ok := seconds(reply.ExpiresIn); ok && s > 0 {
+		expires = now.Add(min(time.Duration(s*float64(time.Second)), maxLifetime))
+	}
+	if exp, ok := jwtExpiry(reply.AccessToken); ok && (expires.IsZero() || exp.Before(expires)) {
+		expires = exp
+	}
+	if expires.IsZero() {
+		expires = now.Add(fallbackLifetime)
+	}
+	return Token{AccessToken: reply.AccessToken, ExpiresAt: expires}, nil
+}
+
+// seconds reads a JSON number or a string holding one.
+func seconds(raw json.RawMessage) (float64, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false
+	}
+	var s string
+	if raw[0] == '"' {
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+	} else {
+		s = string(raw)
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f != f { // NaN
+		return 0, false
+	}
+	return f, true
+}
+
+// jwtExpiry reads the exp claim of a JWT without verifying it.
+func jwtExpiry(tok string) (time.Time, bool) {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return time.Time{}, false
+	}
+	var claims struct {
+		Exp json.RawMessage `json:"exp"`
+	}
+	if json.Unmarshal(payload, &claims) != nil {
+		return time.Time{}, false
+	}
+	s, ok := seconds(claims.Exp)
+	if !ok || s <= 0 || s > 1e11 {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(s), 0), true
+}
+
+// jsonErrorText describes a JSON decoding error without quoting the input,
+// which may hold a token.
+func jsonErrorText(err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("invalid JSON at byte %d", syn.Offset)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return fmt.Sprintf("member %q has the wrong type", typ.Field)
+	}
+	return "invalid JSON"
+}
+
+// Token returns a valid access token of the client, from memory, the
+// TokenCache, or a new exchange. With WithAccessToken it returns that token
+// and an ExpiresAt of zero (unknown).
+func (c *Client) Token(ctx context.Context) (Token, error) {
+	tok, err := c.auth.token(ctx)
+	if err != nil {
+		return Token{}, fmt.Errorf("%s: %w", opToken, err)
+	}
+	return tok, nil
+}

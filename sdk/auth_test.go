@@ -1,0 +1,205 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestTokenSharedByConcurrentCallers(t *testing.T) {
+	f := newFakePlatform(t)
+	f.gate = make(chan struct{})
+	c := f.client(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.WBSElements.Delete(context.Background(), "A")
+			errs <- err
+		}()
+	}
+	close(f.gate)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.exchanges.Load(); got != 1 {
+		t.Fatalf("100 concurrent calls made %d token exchanges, want 1", got)
+	}
+	if got := f.requestCount(); got != 100 {
+		t.Fatalf("platform saw %d calls, want 100", got)
+	}
+}
+
+func TestTokenWaiterHonoursOwnContext(t *testing.T) {
+	f := newFakePlatform(t)
+	f.gate = make(chan struct{})
+	defer close(f.gate)
+	c := f.client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { _, err := c.WBSElements.Delete(ctx, "A"); done <- err }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestProactiveRefreshDoesNotBlock(t *testing.T) {
+	f := newFakePlatform(t)
+	f.expiresIn = "100"
+	now := time.Unix(1_700_000_000, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	c := f.client(t, withClock(clock))
+	ctx := context.Background()
+	if _, err := c.WBSElements.Delete(ctx, "A"); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := c.Token(ctx)
+	// 100 s lifetime: the refresh window is 10 s (+ up to 2.5 s jitter);
+	// at 93 s the token is getting old but still usable.
+	mu.Lock()
+	now = now.Add(93 * time.Second)
+	mu.Unlock()
+	f.gate = make(chan struct{}) // hold the background exchange
+	tok, err := c.Token(ctx)
+	if err != nil || tok.AccessToken != first.AccessToken {
+		t.Fatalf("getting-old token not handed out while refreshing: %v %v", tok, err)
+	}
+	close(f.gate)
+	// Joining the singleflight group waits for the background exchange.
+	<-c.auth.group.DoChan("exchange", func() (any, error) { return nil, nil })
+	tok, _ = c.Token(ctx)
+	if f.exchanges.Load() != 2 || tok.AccessToken == first.AccessToken {
+		t.Fatalf("exchanges = %d, token renewed = %v", f.exchanges.Load(), tok.AccessToken != first.AccessToken)
+	}
+}
+
+func TestExpiredTokenIsReplaced(t *testing.T) {
+	f := newFakePlatform(t)
+	f.expiresIn = `"60"` // a numeric string
+	now := time.Unix(1_700_000_000, 0)
+	c := f.client(t, withClock(func() time.Time { return now }))
+	ctx := context.Background()
+	a, _ := c.Token(ctx)
+	if got := a.ExpiresAt.Sub(now); got != 60*time.Second {
+		t.Fatalf("expiresIn \"60\" read as %v", got)
+	}
+	now = now.Add(61 * time.Second)
+	b, _ := c.Token(ctx)
+	if a.AccessToken == b.AccessToken || f.exchanges.Load() != 2 {
+		t.Fatal("expired token was not replaced")
+	}
+}
+
+func TestUnauthorizedRenewsTokenOnce(t *testing.T) {
+	f := newFakePlatform(t)
+	c := f.client(t)
+	ctx := context.Background()
+	if _, err := c.WBSElements.Delete(ctx, "A"); err != nil {
+		t.Fatal(err)
+	}
+	f.revoke()
+	if _, err := c.WBSElements.Delete(ctx, "A"); err != nil {
+		t.Fatalf("call after revocation: %v", err)
+	}
+	if got := f.exchanges.Load(); got != 2 {
+		t.Fatalf("exchanges = %d, want 2", got)
+	}
+	// A platform that rejects every token: one renewal, then the 401.
+	f.handle = func(w http.ResponseWriter, r *http.Request, n int) bool {
+		w.WriteHeader(401)
+		return true
+	}
+	_, err := c.WBSElements.Delete(ctx, "A")
+	if !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	}
+	if got := f.exchanges.Load(); got != 3 {
+		t.Fatalf("exchanges = %d, want 3 (one renewal, no loop)", got)
+	}
+}
+
+func TestBadCredentialIsTypedAndNotRetried(t *testing.T) {
+	f := newFakePlatform(t)
+	c, _ := NewClient(f.srv.URL, WithCredentials(fakeClientID, "wrong"))
+	_, err := c.WBSElements.Delete(context.Background(), "A")
+	if !errors.Is(err, ErrInvalidCredentials) {
+		t.Fatalf("err = %v, want ErrInvalidCredentials", err)
+	}
+	if f.exchanges.Load() != 0 || f.requestCount() != 0 {
+		t.Fatal("a refused credential was retried or an operation sent")
+	}
+}
+
+func TestTokenCacheSharesTokens(t *testing.T) {
+	f := newFakePlatform(t)
+	cache := NewMemoryTokenCache()
+	for range 3 {
+		c := f.client(t, WithTokenCache(cache))
+		if _, err := c.WBSElements.Delete(context.Background(), "A"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.exchanges.Load(); got != 1 {
+		t.Fatalf("3 clients sharing a cache made %d exchanges, want 1", got)
+	}
+	// A cached token that the platform rejects is not adopted again.
+	f.revoke()
+	c := f.client(t, WithTokenCache(cache))
+	if _, err := c.WBSElements.Delete(context.Background(), "A"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.exchanges.Load(); got != 2 {
+		t.Fatalf("exchanges = %d, want 2", got)
+	}
+}
+
+func TestParseTokenReply(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	jwt := func(exp int64) string {
+		return "eyJhbGciOiJIUzI1NiJ9." + b64(`{"exp":`+itoa(exp)+`}`) + ".sig"
+	}
+	tests := []struct {
+		name string
+		body string
+		want time.Duration
+	}{
+		{"number", `{"accessToken":"t","expiresIn":3600}`, time.Hour},
+		{"string", `{"accessToken":"t","expiresIn":"3600"}`, time.Hour},
+		{"float", `{"accessToken":"t","expiresIn":90.5}`, 90500 * time.Millisecond},
+		{"zero falls back", `{"accessToken":"t","expiresIn":0}`, fallbackLifetime},
+		{"negative falls back", `{"accessToken":"t","expiresIn":-5}`, fallbackLifetime},
+		{"garbage falls back", `{"accessToken":"t","expiresIn":"soon"}`, fallbackLifetime},
+		{"missing falls back", `{"accessToken":"t"}`, fallbackLifetime},
+		{"a year is capped", `{"accessToken":"t","expiresIn":31536000}`, maxLifetime},
+		{"jwt exp earlier wins", `{"accessToken":"` + jwt(now.Unix()+600) + `","expiresIn":3600}`, 10 * time.Minute},
+		{"expiresIn earlier wins", `{"accessToken":"` + jwt(now.Unix()+7200) + `","expiresIn":3600}`, time.Hour},
+		{"jwt exp alone", `{"accessToken":"` + jwt(now.Unix()+300) + `"}`, 5 * time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tok, err := parseTokenReply([]byte(tt.body), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tok.ExpiresAt.Sub(now); got != tt.want {
+				t.Fatalf("lifetime %v, want %v", got, tt.want)
+			}
+		})
+	}
+	for _, body := range []string{`{"expiresIn":3600}`, `not json`, `{"accessToken":5}`} {
+		if _, err := parseTokenReply([]byte(body), now); err == nil {
+			t.Errorf("%s: no error", body)
+		}
+	}
+}

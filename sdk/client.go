@@ -1,0 +1,445 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+)
+
+// Version is the SDK's version, sent in the default User-Agent.
+const Version = "0.1.0"
+
+const (
+	defaultTimeout   = 30 * time.Second
+	maxSuccessBody   = 32 << 20
+	defaultUserAgent = "wbsctl-sdk-go/" + Version
+)
+
+// Client talks to one platform (one base URL) with one credential. It is
+// safe for concurrent use; create it once and share it.
+type Client struct {
+	// WBSElements holds the operations on WBS elements and their business
+	// organizations.
+	WBSElements *WBSElementsService
+	// Flows holds the integration execution call.
+	Flows *FlowsService
+
+	baseURL   *url.URL
+	rc        *resty.Client
+	hc        *http.Client
+	userAgent string
+	timeout   time.Duration
+	retry     RetryPolicy
+	logger    *slog.Logger
+	limiter   Limiter
+	auth      *tokenSource
+
+	clientID, clientSecret, staticToken string
+	tokenCache                          TokenCache
+	now                                 func() time.Time
+	err                                 error
+}
+
+// Option configures a Client in NewClient.
+type Option func(*Client)
+
+// WithCredentials makes the client exchange the integration's key and
+// secret for access tokens (spec 5.3), cached and renewed as needed.
+func WithCredentials(clientID, clientSecret string) Option {
+	return func(c *Client) { c.clientID, c.clientSecret = clientID, clientSecret }
+}
+
+// WithAccessToken makes the client send a token obtained elsewhere. The
+// client cannot renew it: once the platform rejects it, calls fail with
+// ErrUnauthorized. WithCredentials takes precedence when both are given.
+func WithAccessToken(token string) Option {
+	return func(c *Client) { c.staticToken = token }
+}
+
+// WithHTTPClient sets the HTTP client the SDK sends through. Its Timeout, if
+// any, bounds each attempt together with WithTimeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
+
+// WithTransport sets the round tripper of the SDK's own HTTP client.
+func WithTransport(rt http.RoundTripper) Option {
+	return func(c *Client) {
+		if rt != nil {
+			c.hc = &http.Client{Transport: rt}
+		}
+	}
+}
+
+// WithUserAgent sets the User-Agent header of every request.
+func WithUserAgent(ua string) Option {
+	return func(c *Client) {
+		if ua != "" {
+			c.userAgent = ua
+		}
+	}
+}
+
+// WithTimeout bounds each attempt of a request (connecting, sending and
+// reading the answer); the default is 30 seconds. Retries get a fresh
+// timeout; the caller's context bounds the whole call.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// WithRetryPolicy sets how often and how long the client retries; see
+// RetryPolicy.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(c *Client) { c.retry = p.withDefaults() }
+}
+
+// WithLogger makes the client log one debug record per HTTP attempt. The
+// Authorization header and the token exchange body are never logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithTokenCache sets where access tokens are kept between clients (for
+// instance across processes). The default keeps them in this client only.
+func WithTokenCache(tc TokenCache) Option {
+	return func(c *Client) {
+		if tc != nil {
+			c.tokenCache = tc
+		}
+	}
+}
+
+// Limiter paces requests. Wait is called before every attempt, retries
+// included, and returns an error when ctx ends first.
+// golang.org/x/time/rate.Limiter satisfies it.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
+// ResponseObserver is implemented by a Limiter that wants to see every
+// response, for instance to adapt to the RateLimit-* headers or a 429.
+type ResponseObserver interface {
+	ObserveResponse(status int, header http.Header)
+}
+
+// WithLimiter makes every attempt wait for l first.
+func WithLimiter(l Limiter) Option {
+	return func(c *Client) { c.limiter = l }
+}
+
+// withClock replaces time.Now in tests of token expiry.
+func withClock(now func() time.Time) Option {
+	return func(c *Client) { c.now = now }
+}
+
+// NewClient returns a client for the platform at baseURL, such as
+// "https://api.example.com". It fails when baseURL is not an absolute http
+// or https URL.
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("sdk: base URL %q is not an absolute http or https URL", baseURL)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	c := &Client{
+		baseURL:    u,
+		hc:         &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()},
+		userAgent:  defaultUserAgent,
+		timeout:    defaultTimeout,
+		retry:      DefaultRetryPolicy(),
+		logger:     slog.New(slog.DiscardHandler),
+		tokenCache: NewMemoryTokenCache(),
+		now:        time.Now,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	c.rc = resty.NewWithClient(c.hc).
+		SetLogger(discardLogger{}).
+		SetDisableWarn(true).
+		SetRetryCount(0) // retries are ours: see retry.go
+	c.auth = newTokenSource(c)
+	c.WBSElements = &WBSElementsService{c: c}
+	c.Flows = &FlowsService{c: c}
+	return c, nil
+}
+
+// BaseURL returns the platform's base URL as the client uses it.
+func (c *Client) BaseURL() string { return c.baseURL.String() }
+
+// ClientID returns the client id of the credential, or "" with a static
+// access token.
+func (c *Client) ClientID() string { return c.clientID }
+
+// request describes one call to the platform; send runs it with retries.
+type request struct {
+	op     string
+	method string
+	// url is an absolute URL on the client's own origin.
+	url  *url.URL
+	body []byte
+	// safe marks a request the platform may receive twice without harm:
+	// it is retried after any transport error or retryable status. A
+	// request that is not safe is retried only where it provably never
+	// reached the platform.
+	safe bool
+	// code is the element code, for errors.
+	code string
+	// noAuth skips the bearer token (the token exchange itself).
+	noAuth bool
+}
+
+// response is a 2xx answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// endpoint returns the absolute URL of a path below the base URL; the
+// segments are path-escaped.
+func (c *Client) endpoint(segments ...string) *url.URL {
+	u := *c.baseURL
+	var raw strings.Builder
+	raw.WriteString(u.EscapedPath())
+	for _, s := range segments {
+		raw.WriteString("/")
+		raw.WriteString(url.PathEscape(s))
+	}
+	p, _ := url.PathUnescape(raw.String())
+	u.Path, u.RawPath = p, raw.String()
+	return &u
+}
+
+// sameOrigin reports whether u may receive the client's bearer token.
+func (c *Client) sameOrigin(u *url.URL) bool {
+	return strings.EqualFold(u.Scheme, c.baseURL.Scheme) && strings.EqualFold(u.Host, c.baseURL.Host)
+}
+
+// send runs req: it fetches a token, paces, retries as RetryPolicy and the
+// request's safety allow, renews a rejected token once, and turns a non-2xx
+// answer into an *APIError.
+func (c *Client) send(ctx context.Context, req *request) (*response, error) {
+	if !c.sameOrigin(req.url) {
+		// Only the client's own platform ever sees its token.
+		return nil, fmt.Errorf("%s: refusing to send credentials to %s", req.op, req.url.Redacted())
+	}
+	renewed := false
+	for attempt := 1; ; attempt++ {
+		var tok Token
+		if !req.noAuth {
+			var err error
+			if tok, err = c.auth.token(ctx); err != nil {
+				return nil, fmt.Errorf("%s: %w", req.op, err)
+			}
+		}
+		if c.limiter != nil {
+			if err := c.limiter.Wait(ctx); err != nil {
+				return nil, fmt.Errorf("%s: %w", req.op, err)
+			}
+		}
+		resp, err := c.attempt(ctx, req, tok, attempt)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			// The caller gave up; say so rather than naming a symptom.
+			return nil, fmt.Errorf("%s: %w", req.op, context.Cause(ctx))
+		}
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth && !renewed && c.auth.renewable() {
+			// The platform rejected this token before acting on the
+			// request, so resending is safe even for a create.
+			renewed = true
+			c.auth.invalidate(tok)
+			attempt--
+			continue
+		}
+		wait, retry := c.retry.decide(req, err, attempt)
+		if !retry {
+			return nil, c.finalError(req, err)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s: %w", req.op, err)
+		}
+	}
+}
+
+// finalError wraps the error that ends a request; for a request that is not
+// safe to repeat, any failure that may have reached the platform becomes an
+// *OutcomeUnknownError.
+func (c *Client) finalError(req *request, err error) error {
+	if !req.safe && !req.noAuth && outcomeUnknown(err) {
+		return &OutcomeUnknownError{Op: req.op, Code: req.code, Err: err}
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", req.op, err)
+}
+
+// attempt sends req once.
+func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt int) (*response, error) {
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	r := c.rc.R().
+		SetContext(actx).
+		SetDoNotParseResponse(true).
+		SetHeader("User-Agent", c.userAgent).
+		SetHeader("Accept", "application/json, application/problem+json")
+	if tok.AccessToken != "" {
+		r.SetHeader("Authorization", "Bearer "+tok.AccessToken)
+	}
+	if req.body != nil {
+		r.SetHeader("Content-Type", "application/json").SetBody(req.body)
+	}
+	start := c.now()
+	rr, err := r.Execute(req.method, req.url.String())
+	var hr *http.Response
+	if rr != nil {
+		hr = rr.RawResponse
+	}
+	if err != nil || hr == nil {
+		if err == nil {
+			err = errors.New("no response")
+		}
+		err = &transportError{err: c.redactErr(err)}
+		c.logAttempt(req, attempt, 0, "", c.now().Sub(start), err)
+		return nil, err
+	}
+	defer hr.Body.Close()
+	limit := int64(maxSuccessBody)
+	if hr.StatusCode >= 300 {
+		limit = maxErrorBody
+	}
+	body, rerr := io.ReadAll(io.LimitReader(hr.Body, limit+1))
+	if c.limiter != nil {
+		if o, ok := c.limiter.(ResponseObserver); ok {
+			o.ObserveResponse(hr.StatusCode, hr.Header)
+		}
+	}
+	switch {
+	case hr.StatusCode >= 200 && hr.StatusCode < 300:
+		if rerr != nil {
+			err = &transportError{err: fmt.Errorf("reading the answer: %w", c.redactErr(rerr))}
+		} else if int64(len(body)) > limit {
+			err = fmt.Errorf("the answer is larger than %d bytes", limit)
+		}
+		c.logAttempt(req, attempt, hr.StatusCode, correlationIDFromHeader(hr.Header), c.now().Sub(start), err)
+		if err != nil {
+			return nil, err
+		}
+		return &response{status: hr.StatusCode, header: hr.Header, body: body}, nil
+	default:
+		apiErr := newAPIError(req.method, req.url.Path, hr.StatusCode, hr.Header, body, c.redact)
+		apiErr.tokenExchange = req.noAuth
+		apiErr.RetryAfter = retryAfter(hr.Header, c.now())
+		c.logAttempt(req, attempt, hr.StatusCode, apiErr.CorrelationID, c.now().Sub(start), nil)
+		return nil, apiErr
+	}
+}
+
+func (c *Client) logAttempt(req *request, attempt, status int, correlationID string, d time.Duration, err error) {
+	if !c.logger.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("op", req.op),
+		slog.String("method", req.method),
+		slog.String("path", req.url.Path),
+		slog.Int("attempt", attempt),
+		slog.Int("status", status),
+		slog.Duration("duration", d),
+	}
+	if correlationID != "" {
+		attrs = append(attrs, slog.String("correlation_id", correlationID))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	c.logger.LogAttrs(context.Background(), slog.LevelDebug, "http attempt", attrs...)
+}
+
+// redact removes the client secret and any access token the client holds
+// from text, so that an echo of them by a server never reaches an error or
+// a log.
+func (c *Client) redact(s string) string {
+	for _, secret := range c.secrets() {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[REDACTED]")
+		}
+	}
+	return s
+}
+
+func (c *Client) redactErr(err error) error {
+	msg := err.Error()
+	if r := c.redact(msg); r != msg {
+		return redactedError{msg: r, err: err}
+	}
+	return err
+}
+
+func (c *Client) secrets() []string {
+	return append([]string{c.clientSecret, c.staticToken}, c.auth.knownTokens()...)
+}
+
+// redactedError keeps the chain of an error for errors.Is while replacing
+// its text.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
+// transportError is a failure below HTTP: the request may or may not have
+// reached the platform.
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// discardLogger silences resty's own logging: the SDK logs through slog.
+type discardLogger struct{}
+
+func (discardLogger) Errorf(string, ...any) {}
+func (discardLogger) Warnf(string, ...any)  {}
+func (discardLogger) Debugf(string, ...any) {}

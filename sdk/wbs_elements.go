@@ -1,0 +1,160 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+)
+
+// WBSElementsService holds the operations of the groups "WBS Elements" and
+// "WBS Elements Relationships" (spec 4).
+type WBSElementsService struct{ c *Client }
+
+// Create creates a WBS element with its business organizations (operation
+// 1). The request is checked against the spec's limits first.
+//
+// A create is not safe to repeat: it is retried only where it provably never
+// reached the platform. When its outcome is unknown the error matches
+// ErrOutcomeUnknown; read the element back before creating it again.
+// Creating a code that exists fails with a 400 on the reference server.
+func (s *WBSElementsService) Create(ctx context.Context, req *CreateWBSElementRequest) (*Acknowledgement, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return s.c.acknowledged(ctx, &request{
+		op: opCreate, method: "POST", url: s.c.endpoint("v1", "wbs-elements"), code: req.Code,
+	}, req)
+}
+
+// List returns one page of WBS elements (operation 2). See All to read
+// every page.
+func (s *WBSElementsService) List(ctx context.Context, opts *ListOptions) (*Page[WBSElement], error) {
+	p, number := s.elementPager(opts)
+	return p.fetch(ctx, p.pageURL(number), max(number, 1))
+}
+
+// All returns every WBS element from opts.PageNumber on, fetching one page
+// at a time as the loop asks for more. An error ends the sequence; breaking
+// out of the loop stops the fetching.
+func (s *WBSElementsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[WBSElement, error] {
+	p, number := s.elementPager(opts)
+	return p.all(ctx, number)
+}
+
+func (s *WBSElementsService) elementPager(opts *ListOptions) (*pager[WBSElement], int) {
+	o := listOptions(opts)
+	return &pager[WBSElement]{c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: o.PageSize}, o.PageNumber
+}
+
+// Update changes a WBS element (operation 3). Fields left unset in req are
+// not sent and stay as they are. Whether a list of business organizations
+// is added to the element's links or replaces them depends on the platform.
+func (s *WBSElementsService) Update(ctx context.Context, code string, req *UpdateWBSElementRequest) (*Acknowledgement, error) {
+	var vs violations
+	validatePathCode(&vs, code)
+	if err := req.Validate(); err != nil {
+		vs = append(vs, err.(*ValidationError).Violations...)
+	}
+	if err := vs.err(opUpdate, code); err != nil {
+		return nil, err
+	}
+	return s.c.acknowledged(ctx, &request{
+		op: opUpdate, method: "PUT", url: s.c.endpoint("v1", "wbs-elements", code), safe: true, code: code,
+	}, req)
+}
+
+// Delete deletes a WBS element (operation 4).
+func (s *WBSElementsService) Delete(ctx context.Context, code string) (*Acknowledgement, error) {
+	var vs violations
+	validatePathCode(&vs, code)
+	if err := vs.err(opDelete, code); err != nil {
+		return nil, err
+	}
+	return s.c.acknowledged(ctx, &request{
+		op: opDelete, method: "DELETE", url: s.c.endpoint("v1", "wbs-elements", code), safe: true, code: code,
+	}, nil)
+}
+
+// DeleteBusinessOrganizations removes the listed business organizations
+// from a WBS element (operation 5). Removing a link twice leaves the same
+// state, so this POST is retried like an update.
+func (s *WBSElementsService) DeleteBusinessOrganizations(ctx context.Context, code string, req *DeleteBusinessOrganizationsRequest) (*Acknowledgement, error) {
+	var vs violations
+	validatePathCode(&vs, code)
+	if err := req.Validate(); err != nil {
+		vs = append(vs, err.(*ValidationError).Violations...)
+	}
+	if err := vs.err(opDeleteLinks, code); err != nil {
+		return nil, err
+	}
+	return s.c.acknowledged(ctx, &request{
+		op: opDeleteLinks, method: "POST", safe: true, code: code,
+		url: s.c.endpoint("v1", "wbs-elements", code, "business-organizations", "delete"),
+	}, req)
+}
+
+// ListBusinessOrganizations returns one page of the business organizations
+// linked to a WBS element (operation 6).
+func (s *WBSElementsService) ListBusinessOrganizations(ctx context.Context, code string, opts *ListOptions) (*Page[LinkedBusinessOrganization], error) {
+	p, number, err := s.linkPager(code, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.fetch(ctx, p.pageURL(number), max(number, 1))
+}
+
+// AllBusinessOrganizations returns every business organization linked to a
+// WBS element, one page at a time, like All.
+func (s *WBSElementsService) AllBusinessOrganizations(ctx context.Context, code string, opts *ListOptions) iter.Seq2[LinkedBusinessOrganization, error] {
+	p, number, err := s.linkPager(code, opts)
+	if err != nil {
+		return func(yield func(LinkedBusinessOrganization, error) bool) { yield(LinkedBusinessOrganization{}, err) }
+	}
+	return p.all(ctx, number)
+}
+
+func (s *WBSElementsService) linkPager(code string, opts *ListOptions) (*pager[LinkedBusinessOrganization], int, error) {
+	var vs violations
+	validatePathCode(&vs, code)
+	if err := vs.err(opListLinks, code); err != nil {
+		return nil, 0, err
+	}
+	o := listOptions(opts)
+	return &pager[LinkedBusinessOrganization]{
+		c: s.c, op: opListLinks, code: code, size: o.PageSize,
+		base: s.c.endpoint("v1", "wbs-elements", code, "business-organizations"),
+	}, o.PageNumber, nil
+}
+
+func listOptions(opts *ListOptions) ListOptions {
+	if opts == nil {
+		return ListOptions{}
+	}
+	return *opts
+}
+
+// acknowledged sends req with body as JSON and reads the acknowledgement.
+func (c *Client) acknowledged(ctx context.Context, req *request, body any) (*Acknowledgement, error) {
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", req.op, err)
+		}
+		req.body = b
+	}
+	resp, err := c.send(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	var ack Acknowledgement
+	if len(resp.body) > 0 {
+		// The change is done; an answer without a readable
+		// correlationId does not undo it.
+		_ = json.Unmarshal(resp.body, &ack)
+	}
+	if ack.CorrelationID == "" {
+		ack.CorrelationID = correlationIDFromHeader(resp.header)
+	}
+	return &ack, nil
+}
