@@ -1,0 +1,96 @@
+// Package sdk is a typed client for the WBS element interface of the
+// procurement platform: the token exchange, the six operations on WBS
+// elements and their business organizations, and the integration
+// execution call.
+//
+//	client, err := sdk.NewClient("https://api.example.com",
+//		sdk.WithCredentials("integrationhub-1234", secret))
+//	ack, err := client.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{
+//		Code:        "P-100.01",
+//		Description: sdk.String("Site preparation"),
+//	})
+//
+// A Client is safe for concurrent use. Tests can run it against the
+// reference server in package wbstest.
+//
+// # Authentication
+//
+// With WithCredentials the client trades the integration's key and secret
+// for an access token (POST /v1/auth/tokens) on first use, and reuses the
+// token while it is valid. Concurrent callers share one exchange. The token
+// is renewed in the background from min(60 s, 10 % of its lifetime) before
+// it expires, with a little jitter, while callers go on using it. expiresIn
+// is read as seconds, as a JSON number or a numeric string; when the token
+// is a JWT with an exp claim, the earlier of the two counts (the SDK reads
+// the claim and never verifies the token). When the platform answers 401,
+// the client drops exactly the rejected token, fetches another and sends
+// the request once more. A refused credential is an error matching
+// ErrInvalidCredentials and is never retried.
+//
+// A TokenCache keeps tokens beyond one client, for instance in a file, so
+// that many short-lived processes make one exchange. With WithAccessToken
+// the client sends a token obtained elsewhere and cannot renew it.
+//
+// # Pagination
+//
+// List returns one page (Data, Hits, Next). All and AllBusinessOrganizations
+// return an iter.Seq2 that fetches one page at a time, as the loop asks for
+// more:
+//
+//	for el, err := range client.WBSElements.All(ctx, &sdk.ListOptions{PageSize: 100}) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(el.Code)
+//	}
+//
+// The spec leaves the form of next and the meaning of hits open, so the
+// iterator accepts the plausible forms: next as an absolute or relative
+// URL, a page number, or an opaque value (then page numbers are used);
+// hits as a total or as a page count. It stops at an empty page, at a null
+// or empty next, at a short page when next is absent, and at a 404 for a
+// page after the first. A page that repeats an earlier one ends the
+// iteration with ErrPageLoop. The bearer token is only ever sent to the
+// origin of the client's base URL: a next on another host is read for its
+// page number only.
+//
+// # Errors
+//
+// A non-2xx answer is an *APIError with the status, method, path, the
+// problem details (spec 7) and the correlation id where known. It also
+// reads bodies that are not problem details, such as a proxy's HTML page or
+// a rate limiter's {"message": "..."}, reading at most 64 KiB. errors.Is
+// matches it against ErrNotFound, ErrUnauthorized, ErrForbidden,
+// ErrRateLimited and ErrValidation by status.
+//
+// Requests are checked against the spec's limits before they are sent; a
+// request that breaks any returns a *ValidationError listing every
+// violated field (it too matches ErrValidation). Lengths are counted in
+// Unicode code points: "Ä" is one character, text that is not valid UTF-8
+// is refused.
+//
+// No error, log record or panic carries the client secret or an access
+// token: text a server sends back is scrubbed of them.
+//
+// # Retries
+//
+// Requests that converge when repeated (list, update, delete, the removal
+// of links, the token exchange) are retried after transport errors and 429,
+// 502, 503 and 504, with exponential backoff and full jitter, honouring
+// Retry-After and RateLimit-Reset up to a cap. A create, and a flow
+// execution, is resent only where it provably never reached the platform:
+// a refused connection, a 429, a 503 with Retry-After. Any other failure
+// of a create is an *OutcomeUnknownError matching ErrOutcomeUnknown, so
+// that the caller reads the element back instead of creating it twice.
+// Waiting stops as soon as the context ends. See RetryPolicy.
+//
+// A Limiter given with WithLimiter paces every attempt; one that also
+// implements ResponseObserver sees every answer's headers, to adapt to the
+// platform's RateLimit-* headers.
+//
+// # Logging
+//
+// With WithLogger the client writes one debug record per HTTP attempt:
+// operation, method, path, status, duration, attempt and correlation id.
+// Headers and bodies are never logged.
+package sdk
