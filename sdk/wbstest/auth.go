@@ -1,0 +1,102 @@
+package wbstest
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// claims are the members of the server's access tokens.
+type claims struct {
+	Sub  string `json:"sub"`
+	Flow string `json:"flow"`
+	Iat  int64  `json:"iat"`
+	Exp  int64  `json:"exp"`
+	Jti  string `json:"jti"`
+	// Gen is the server's token generation; ExpireTokens starts a new one.
+	Gen int `json:"gen"`
+}
+
+// IssueToken returns a token for clientID as the token endpoint would.
+func (s *Server) IssueToken(clientID string) (string, error) {
+	for _, c := range s.creds {
+		if c.id == clientID {
+			return s.sign(clientID), nil
+		}
+	}
+	return "", errors.New("wbstest: unknown client id " + clientID)
+}
+
+// sign makes an HS256 JWT for clientID, valid for the token lifetime.
+func (s *Server) sign(clientID string) string {
+	now := s.now()
+	s.mu.Lock()
+	gen := s.generation
+	s.mu.Unlock()
+	head := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
+	body, _ := json.Marshal(claims{
+		Sub: clientID, Flow: strings.TrimPrefix(clientID, "integrationhub-"),
+		Iat: now.Unix(), Exp: now.Add(s.lifetime).Unix(), Jti: hex.EncodeToString(randomBytes(8)), Gen: gen,
+	})
+	unsigned := head + "." + base64.RawURLEncoding.EncodeToString(body)
+	return unsigned + "." + base64.RawURLEncoding.EncodeToString(s.mac(unsigned))
+}
+
+func (s *Server) mac(unsigned string) []byte {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(unsigned))
+	return m.Sum(nil)
+}
+
+// verify checks a bearer token: HS256 only (alg none and others are
+// refused), signed with this server's key, unexpired, not revoked.
+func (s *Server) verify(token string) (claims, error) {
+	var c claims
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return c, errors.New("the token is not a JWT")
+	}
+	rawHead, err1 := base64.RawURLEncoding.DecodeString(parts[0])
+	rawBody, err2 := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, err3 := base64.RawURLEncoding.DecodeString(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return c, errors.New("the token is not a JWT")
+	}
+	var head struct{ Alg string }
+	if json.Unmarshal(rawHead, &head) != nil || head.Alg != "HS256" {
+		return c, errors.New("the token's algorithm is not accepted")
+	}
+	if !hmac.Equal(sig, s.mac(parts[0]+"."+parts[1])) {
+		return c, errors.New("the token's signature is invalid")
+	}
+	if json.Unmarshal(rawBody, &c) != nil {
+		return c, errors.New("the token's claims are unreadable")
+	}
+	now := s.now()
+	if now.Unix() >= c.Exp {
+		return c, errors.New("the token has expired")
+	}
+	s.mu.Lock()
+	gen := s.generation
+	s.mu.Unlock()
+	if c.Gen != gen {
+		return c, errors.New("the token has been revoked")
+	}
+	return c, nil
+}
+
+// checkSecret compares a credential in constant time.
+func (s *Server) checkSecret(id, secret string) bool {
+	ok := 0
+	for _, c := range s.creds {
+		idOK := subtle.ConstantTimeCompare([]byte(c.id), []byte(id))
+		secOK := subtle.ConstantTimeCompare([]byte(c.secret), []byte(secret))
+		ok |= idOK & secOK
+	}
+	return ok == 1
+}

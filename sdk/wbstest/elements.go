@@ -1,0 +1,533 @@
+package wbstest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The spec's limits (section 8), in Unicode code points.
+const (
+	maxCodeLength        = 30
+	maxDescriptionLength = 100
+)
+
+// handle runs the faults, authentication and rate limit of a routed
+// request, then the operation.
+func (s *Server) handle(w *statusRecorder, r *http.Request, op Operation, code, corr string, entry *JournalEntry) {
+	s.mu.Lock()
+	f := s.pickFault(op, r.Method)
+	s.mu.Unlock()
+	if f != nil {
+		entry.Fault = f.Kind
+		switch f.Kind {
+		case FaultLatency:
+			t := time.NewTimer(f.Latency)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		case FaultStatus:
+			writeStatusFault(w, r, corr, f)
+			return
+		case FaultReset:
+			abort(w)
+			return
+		case FaultDropAfterCommit:
+			// Act on the request into a recorder, then drop the answer.
+			s.serve(httptest.NewRecorder(), r, op, code, corr, entry)
+			abort(w)
+			return
+		}
+	}
+	s.serve(w, r, op, code, corr, entry)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Operation, code, corr string, entry *JournalEntry) {
+	if op == OpToken {
+		s.token(w, r, corr)
+		return
+	}
+	auth := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || tok == "" {
+		problem(w, r, corr, http.StatusUnauthorized, "unauthorized", "Unauthorized", "a bearer token is required", nil)
+		return
+	}
+	c, err := s.verify(tok)
+	if err != nil {
+		problem(w, r, corr, http.StatusUnauthorized, "unauthorized", "Unauthorized", err.Error(), nil)
+		return
+	}
+	entry.ClientID = c.Sub
+	if s.rateLimited(w, c.Sub) {
+		return
+	}
+	switch op {
+	case OpCreate:
+		s.create(w, r, corr)
+	case OpList:
+		s.list(w, r, corr)
+	case OpUpdate:
+		s.update(w, r, code, corr)
+	case OpDelete:
+		s.delete(w, r, code, corr)
+	case OpDeleteLinks:
+		s.deleteLinks(w, r, code, corr)
+	case OpListLinks:
+		s.listLinks(w, r, code, corr)
+	case OpExecute:
+		s.execute(w, r, code, c, corr)
+	}
+}
+
+func (s *Server) token(w http.ResponseWriter, r *http.Request, corr string) {
+	var body struct {
+		ClientID     *string `json:"clientId"`
+		ClientSecret *string `json:"clientSecret"`
+	}
+	if !s.decode(w, r, corr, &body) {
+		return
+	}
+	var errs []fieldError
+	if body.ClientID == nil {
+		errs = append(errs, fieldError{"clientId", "is required"})
+	}
+	if body.ClientSecret == nil {
+		errs = append(errs, fieldError{"clientSecret", "is required"})
+	}
+	if len(errs) > 0 {
+		problem(w, r, corr, http.StatusBadRequest, "validation", "Bad Request", "clientId and clientSecret are required", errs)
+		return
+	}
+	if !s.checkSecret(*body.ClientID, *body.ClientSecret) {
+		problem(w, r, corr, http.StatusUnauthorized, "unauthorized", "Unauthorized", "the client id or secret is wrong", nil)
+		return
+	}
+	s.mu.Lock()
+	s.stats.TokenExchanges++
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"accessToken": s.sign(*body.ClientID), "expiresIn": int(s.lifetime / time.Second), "tokenType": "Bearer",
+	})
+}
+
+// orgBody is a business organization in a request; pointers tell a
+// missing or null member from an empty one.
+type orgBody struct {
+	Code       *string `json:"code"`
+	EntityType *string `json:"entityType"`
+}
+
+type createBody struct {
+	WBSElementCode        *string    `json:"wbsElementCode"`
+	Description           *string    `json:"description"`
+	IsActive              *bool      `json:"isActive"`
+	BusinessOrganizations *[]orgBody `json:"businessOrganizations"`
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request, corr string) {
+	var body createBody
+	if !s.decode(w, r, corr, &body) {
+		return
+	}
+	var v validation
+	if body.WBSElementCode == nil {
+		v.add("wbsElementCode", "is required")
+	} else {
+		v.length("wbsElementCode", *body.WBSElementCode, 1, maxCodeLength)
+	}
+	if body.Description != nil {
+		v.length("description", *body.Description, 0, maxDescriptionLength)
+	}
+	var orgs []BusinessOrganization
+	if body.BusinessOrganizations != nil {
+		orgs = v.orgs(*body.BusinessOrganizations)
+	}
+	if v.fail(w, r, corr) {
+		return
+	}
+	el := &Element{Code: *body.WBSElementCode, Description: body.Description, IsActive: true}
+	if body.IsActive != nil {
+		el.IsActive = *body.IsActive
+	}
+	el.BusinessOrganizations = merge(nil, orgs)
+	s.mu.Lock()
+	if _, dup := s.elements[el.Code]; dup {
+		s.mu.Unlock()
+		problem(w, r, corr, http.StatusBadRequest, "duplicate", "Bad Request",
+			fmt.Sprintf("wbsElementCode: an element with code %q exists", el.Code), []fieldError{{"wbsElementCode", "already exists"}})
+		return
+	}
+	s.elements[el.Code] = el
+	s.order = append(s.order, el.Code)
+	s.stats.Creates++
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]string{"correlationId": corr})
+}
+
+type updateBody struct {
+	Description           json.RawMessage `json:"description"`
+	IsActive              json.RawMessage `json:"isActive"`
+	BusinessOrganizations json.RawMessage `json:"businessOrganizations"`
+}
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request, code, corr string) {
+	var body updateBody
+	if !s.decode(w, r, corr, &body) {
+		return
+	}
+	var v validation
+	var desc *string
+	var active *bool
+	var orgs *[]orgBody
+	clearDesc := isNull(body.Description)
+	v.member("description", body.Description, &desc, "a string or null")
+	v.member("isActive", body.IsActive, &active, "a boolean or null")
+	v.member("businessOrganizations", body.BusinessOrganizations, &orgs, "an array of business organizations or null")
+	if desc != nil {
+		v.length("description", *desc, 0, maxDescriptionLength)
+	}
+	var links []BusinessOrganization
+	if orgs != nil {
+		links = v.orgs(*orgs)
+	}
+	if v.fail(w, r, corr) {
+		return
+	}
+	s.mu.Lock()
+	el, ok := s.elements[code]
+	if !ok {
+		s.mu.Unlock()
+		notFound(w, r, corr, code)
+		return
+	}
+	switch {
+	case desc != nil:
+		el.Description = desc
+	case clearDesc:
+		el.Description = nil
+	}
+	if active != nil {
+		el.IsActive = *active
+	}
+	if orgs != nil {
+		if s.orgMode == OrgReplace {
+			el.BusinessOrganizations = merge(nil, links)
+		} else {
+			el.BusinessOrganizations = merge(el.BusinessOrganizations, links)
+		}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]string{"correlationId": corr})
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, code, corr string) {
+	s.mu.Lock()
+	if _, ok := s.elements[code]; !ok {
+		s.mu.Unlock()
+		notFound(w, r, corr, code)
+		return
+	}
+	delete(s.elements, code)
+	for i, c := range s.order {
+		if c == code {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]string{"correlationId": corr})
+}
+
+func (s *Server) deleteLinks(w http.ResponseWriter, r *http.Request, code, corr string) {
+	var body struct {
+		BusinessOrganizations *[]orgBody `json:"businessOrganizations"`
+	}
+	if !s.decode(w, r, corr, &body) {
+		return
+	}
+	var v validation
+	var orgs []BusinessOrganization
+	switch {
+	case body.BusinessOrganizations == nil:
+		v.add("businessOrganizations", "is required")
+	case len(*body.BusinessOrganizations) == 0:
+		v.add("businessOrganizations", "must hold at least 1 item")
+	default:
+		orgs = v.orgs(*body.BusinessOrganizations)
+	}
+	if v.fail(w, r, corr) {
+		return
+	}
+	s.mu.Lock()
+	el, ok := s.elements[code]
+	if !ok {
+		s.mu.Unlock()
+		notFound(w, r, corr, code)
+		return
+	}
+	// Removing a link the element does not have is not an error: the
+	// removal converges.
+	drop := map[BusinessOrganization]bool{}
+	for _, o := range orgs {
+		drop[o] = true
+	}
+	kept := el.BusinessOrganizations[:0:0]
+	for _, o := range el.BusinessOrganizations {
+		if !drop[o] {
+			kept = append(kept, o)
+		}
+	}
+	el.BusinessOrganizations = kept
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]string{"correlationId": corr})
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request, corr string) {
+	number, size, ok := s.pageParams(w, r, corr)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	total := len(s.order)
+	items := []map[string]any{}
+	for i := (number - 1) * size; i < total && i < number*size; i++ {
+		el := s.elements[s.order[i]]
+		items = append(items, map[string]any{"wbsElementCode": el.Code, "description": el.Description, "isActive": el.IsActive})
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, envelope(r, items, total, number, size))
+}
+
+func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, code, corr string) {
+	number, size, ok := s.pageParams(w, r, corr)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	el, found := s.elements[code]
+	if !found {
+		s.mu.Unlock()
+		notFound(w, r, corr, code)
+		return
+	}
+	total := len(el.BusinessOrganizations)
+	items := []BusinessOrganization{}
+	for i := (number - 1) * size; i < total && i < number*size; i++ {
+		items = append(items, el.BusinessOrganizations[i])
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, envelope(r, items, total, number, size))
+}
+
+// envelope is a list page: hits is the total count, next the absolute
+// URL of the next page or null on the last.
+func envelope[T any](r *http.Request, items []T, total, number, size int) map[string]any {
+	var next any
+	if number*size < total {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		u := url.URL{Scheme: scheme, Host: r.Host, Path: r.URL.Path, RawPath: r.URL.RawPath,
+			RawQuery: url.Values{"pageNumber": {strconv.Itoa(number + 1)}, "pageSize": {strconv.Itoa(size)}}.Encode()}
+		next = u.String()
+	}
+	return map[string]any{"data": items, "hits": total, "next": next}
+}
+
+func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, corr string) (int, int, bool) {
+	var v validation
+	q := r.URL.Query()
+	read := func(name string, def, max int) int {
+		raw := q.Get(name)
+		if raw == "" {
+			return def
+		}
+		n, err := strconv.ParseInt(raw, 10, 32)
+		switch {
+		case err != nil:
+			v.add(name, "must be an integer")
+		case n < 1:
+			v.add(name, "must be at least 1")
+		case max > 0 && int(n) > max:
+			v.add(name, fmt.Sprintf("must be at most %d", max))
+		}
+		return int(n)
+	}
+	number := read("pageNumber", 1, 0)
+	size := read("pageSize", 10, s.maxPageSize)
+	return number, size, !v.fail(w, r, corr)
+}
+
+func (s *Server) execute(w http.ResponseWriter, r *http.Request, flowID string, c claims, corr string) {
+	if flowID != c.Flow {
+		problem(w, r, corr, http.StatusForbidden, "forbidden", "Forbidden",
+			"the token was issued for another integration", nil)
+		return
+	}
+	var body json.RawMessage
+	if !s.decode(w, r, corr, &body) {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"flowId": flowID, "correlationId": corr, "received": body})
+}
+
+func notFound(w http.ResponseWriter, r *http.Request, corr, code string) {
+	problem(w, r, corr, http.StatusNotFound, "not-found", "Not Found", fmt.Sprintf("no WBS element with code %q", code), nil)
+}
+
+// decode reads a JSON body strictly: bounded size, valid UTF-8, no
+// unknown members, the right types, nothing after the value.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, corr string, v any) bool {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		problem(w, r, corr, http.StatusRequestEntityTooLarge, "too-large", "Content Too Large",
+			fmt.Sprintf("the body is larger than %d bytes", s.maxBody), nil)
+		return false
+	}
+	if err != nil {
+		problem(w, r, corr, http.StatusBadRequest, "malformed", "Bad Request", "the body could not be read", nil)
+		return false
+	}
+	if !utf8.Valid(raw) {
+		problem(w, r, corr, http.StatusBadRequest, "malformed", "Bad Request", "the body is not valid UTF-8", nil)
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err = dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("data after the JSON value")
+	} else if err == nil {
+		if _, e := dec.Token(); e != io.EOF {
+			err = errors.New("data after the JSON value")
+		}
+	}
+	if err != nil {
+		detail, field := "the body is not valid JSON: "+err.Error(), ""
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			field = typ.Field
+			detail = fmt.Sprintf("%s: must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
+		} else if strings.HasPrefix(err.Error(), "json: unknown field ") {
+			field = strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			detail = field + ": unknown member (additional properties are not allowed)"
+		}
+		var errs []fieldError
+		if field != "" {
+			errs = []fieldError{{field, detail}}
+		}
+		problem(w, r, corr, http.StatusBadRequest, "malformed", "Bad Request", detail, errs)
+		return false
+	}
+	return true
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "string", "bool":
+		return "a " + strings.Replace(k, "bool", "boolean", 1)
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return "a number"
+}
+
+// validation collects every violated field of a request.
+type validation struct{ errs []fieldError }
+
+func (v *validation) add(field, msg string) { v.errs = append(v.errs, fieldError{field, msg}) }
+
+func (v *validation) length(field, s string, min, max int) {
+	if !utf8.ValidString(s) {
+		v.add(field, "is not valid UTF-8")
+		return
+	}
+	n := utf8.RuneCountInString(s)
+	if n < min {
+		v.add(field, fmt.Sprintf("must be at least %d characters long, is %d", min, n))
+	}
+	if n > max {
+		v.add(field, fmt.Sprintf("must be at most %d characters long, is %d", max, n))
+	}
+}
+
+func (v *validation) orgs(in []orgBody) []BusinessOrganization {
+	out := make([]BusinessOrganization, 0, len(in))
+	for i, o := range in {
+		for _, m := range []struct {
+			name string
+			val  *string
+		}{{"code", o.Code}, {"entityType", o.EntityType}} {
+			field := fmt.Sprintf("businessOrganizations[%d].%s", i, m.name)
+			switch {
+			case m.val == nil:
+				v.add(field, "is required")
+			case *m.val == "":
+				v.add(field, "must be at least 1 character long, is 0")
+			}
+		}
+		if o.Code != nil && o.EntityType != nil {
+			out = append(out, BusinessOrganization{Code: *o.Code, EntityType: *o.EntityType})
+		}
+	}
+	return out
+}
+
+// member decodes one raw member of an update into dst, leaving dst nil
+// when the member is missing or null.
+func (v *validation) member(field string, raw json.RawMessage, dst any, want string) {
+	if len(raw) == 0 || isNull(raw) {
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		v.add(field, "must be "+want)
+	}
+}
+
+func (v *validation) fail(w http.ResponseWriter, r *http.Request, corr string) bool {
+	if len(v.errs) == 0 {
+		return false
+	}
+	parts := make([]string, len(v.errs))
+	for i, e := range v.errs {
+		parts[i] = e.Field + ": " + e.Message
+	}
+	problem(w, r, corr, http.StatusBadRequest, "validation", "Bad Request", strings.Join(parts, "; "), v.errs)
+	return true
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// merge adds the organizations of add missing from have, keeping order.
+func merge(have, add []BusinessOrganization) []BusinessOrganization {
+	seen := map[BusinessOrganization]bool{}
+	out := make([]BusinessOrganization, 0, len(have)+len(add))
+	for _, list := range [][]BusinessOrganization{have, add} {
+		for _, o := range list {
+			if !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
