@@ -1,0 +1,194 @@
+// Package serve is `wbsctl serve`: the reference server as a process.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+// Options are the flags of `wbsctl serve`.
+type Options struct {
+	IO            *iostreams.IOStreams
+	Addr          string
+	Credentials   []string
+	TokenLifetime time.Duration
+	OrgUpdate     string
+	RateLimit     int
+	MaxPageSize   int
+	Faults        []string
+	Seed          int64
+	// Ready, when set, receives the base URL once the server listens.
+	Ready func(baseURL string)
+}
+
+// NewCmdServe returns `wbsctl serve`; runF replaces the run function in
+// tests of the flags.
+func NewCmdServe(io *iostreams.IOStreams, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: io}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the reference server of the platform",
+		Long: `Run the reference server: a stateful fake of the platform's WBS element
+interface, for trying wbsctl and testing code without an account.
+
+Without --credential it makes up one credential and prints it. It prints its
+base URL on the first line of standard output, logs one line per request on
+standard error, and stops cleanly on SIGINT or SIGTERM.
+
+A fault is a comma-separated list of key=value: op (token, create, list,
+update, delete, deleteLinks, listLinks, execute), method, kind (latency,
+status, reset, drop-after-commit), status, retry-after, latency, nth,
+probability, times. For instance:
+  --fault op=create,kind=drop-after-commit,probability=0.02
+  --fault kind=status,status=503,retry-after=1s,probability=0.1`,
+		Example: `  wbsctl serve --addr 127.0.0.1:0
+  wbsctl serve --credential integrationhub-1=s3cret --rate-limit 240 --org-update replace`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			run := runF
+			if run == nil {
+				run = Run
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return run(ctx, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (HOST:PORT; port 0 picks a free one)")
+	f.StringArrayVar(&opts.Credentials, "credential", nil, "accepted credential as CLIENT_ID=SECRET (repeatable)")
+	f.DurationVar(&opts.TokenLifetime, "token-lifetime", time.Hour, "lifetime of issued access tokens")
+	f.StringVar(&opts.OrgUpdate, "org-update", "merge", "what an update's businessOrganizations does: merge or replace")
+	f.IntVar(&opts.RateLimit, "rate-limit", 0, "requests per minute per client id (0: no limit)")
+	f.IntVar(&opts.MaxPageSize, "max-page-size", 100, "largest pageSize accepted")
+	f.StringArrayVar(&opts.Faults, "fault", nil, "fault rule to inject (repeatable; see above)")
+	f.Int64Var(&opts.Seed, "seed", 1, "seed of probabilistic faults")
+	return cmd
+}
+
+// Run starts the server and blocks until ctx ends, then shuts down.
+func Run(ctx context.Context, opts *Options) error {
+	var serverOpts []wbstest.Option
+	for _, c := range opts.Credentials {
+		id, secret, ok := strings.Cut(c, "=")
+		if !ok || id == "" || secret == "" {
+			return fmt.Errorf("--credential %q: want CLIENT_ID=SECRET", strings.SplitN(c, "=", 2)[0]+"=…")
+		}
+		serverOpts = append(serverOpts, wbstest.WithCredential(id, secret))
+	}
+	switch opts.OrgUpdate {
+	case "merge":
+		serverOpts = append(serverOpts, wbstest.WithOrgUpdateMode(wbstest.OrgMerge))
+	case "replace":
+		serverOpts = append(serverOpts, wbstest.WithOrgUpdateMode(wbstest.OrgReplace))
+	default:
+		return fmt.Errorf("--org-update %q: want merge or replace", opts.OrgUpdate)
+	}
+	for _, spec := range opts.Faults {
+		rule, err := ParseFault(spec)
+		if err != nil {
+			return err
+		}
+		serverOpts = append(serverOpts, wbstest.WithFaults(rule))
+	}
+	logger := slog.New(slog.NewTextHandler(opts.IO.ErrOut, nil))
+	serverOpts = append(serverOpts,
+		wbstest.WithTokenLifetime(opts.TokenLifetime), wbstest.WithRateLimit(opts.RateLimit),
+		wbstest.WithMaxPageSize(opts.MaxPageSize), wbstest.WithSeed(opts.Seed), wbstest.WithLogger(logger))
+	srv := wbstest.New(serverOpts...)
+
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	baseURL := "http://" + ln.Addr().String()
+	fmt.Fprintln(opts.IO.Out, baseURL)
+	if len(opts.Credentials) == 0 {
+		// The server's own, made-up credential: printing it is how a
+		// newcomer gets to use it.
+		fmt.Fprintf(opts.IO.Out, "client id:     %s\nclient secret: %s\n", srv.ClientID, srv.ClientSecret)
+	}
+	if opts.Ready != nil {
+		opts.Ready(baseURL)
+	}
+	hs := srv.HTTPServer(opts.Addr)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("serve: shutting down: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// ParseFault reads a fault rule such as
+// "op=create,kind=status,status=503,retry-after=1s,probability=0.1".
+func ParseFault(spec string) (wbstest.FaultRule, error) {
+	var r wbstest.FaultRule
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return r, fmt.Errorf("--fault %q: %q is not key=value", spec, kv)
+		}
+		var err error
+		switch k {
+		case "op":
+			r.Operation = wbstest.Operation(v)
+		case "method":
+			r.Method = strings.ToUpper(v)
+		case "kind":
+			r.Kind = wbstest.FaultKind(v)
+			switch r.Kind {
+			case wbstest.FaultLatency, wbstest.FaultStatus, wbstest.FaultReset, wbstest.FaultDropAfterCommit:
+			default:
+				err = errors.New("kind must be latency, status, reset or drop-after-commit")
+			}
+		case "status":
+			r.Status, err = strconv.Atoi(v)
+		case "retry-after":
+			r.RetryAfter, err = time.ParseDuration(v)
+		case "latency":
+			r.Latency, err = time.ParseDuration(v)
+		case "nth":
+			r.Nth, err = strconv.Atoi(v)
+		case "times":
+			r.Times, err = strconv.Atoi(v)
+		case "probability":
+			r.Probability, err = strconv.ParseFloat(v, 64)
+		default:
+			err = errors.New("unknown key")
+		}
+		if err != nil {
+			return r, fmt.Errorf("--fault %q: %s: %v", spec, k, err)
+		}
+	}
+	if r.Kind == "" {
+		return r, fmt.Errorf("--fault %q: kind is required", spec)
+	}
+	if r.Kind == wbstest.FaultStatus && (r.Status < 400 || r.Status > 599) {
+		return r, fmt.Errorf("--fault %q: status must be 400 to 599", spec)
+	}
+	return r, nil
+}

@@ -1,0 +1,96 @@
+package serve
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+func TestServeAnswersAndStopsCleanly(t *testing.T) {
+	io, _, out, errOut := iostreams.Test()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	opts := &Options{
+		IO: io, Addr: "127.0.0.1:0", Credentials: []string{"integrationhub-9=top-secret"},
+		TokenLifetime: time.Hour, OrgUpdate: "replace", MaxPageSize: 100,
+		Ready: func(u string) { ready <- u },
+	}
+	go func() { done <- Run(ctx, opts) }()
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	c, err := sdk.NewClient(base, sdk.WithCredentials("integrationhub-9", "top-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: "S-1"}); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if first, _, _ := strings.Cut(out.String(), "\n"); first != base {
+		t.Fatalf("first line %q, want the base URL %q", first, base)
+	}
+	if strings.Contains(out.String()+errOut.String(), "top-secret") {
+		t.Fatal("a given secret was printed")
+	}
+	if !strings.Contains(errOut.String(), "path=/v1/wbs-elements") || strings.Contains(errOut.String(), "Bearer") {
+		t.Fatalf("request log: %s", errOut.String())
+	}
+}
+
+func TestServeGeneratesAndPrintsACredential(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, &Options{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", TokenLifetime: time.Minute, Ready: func(u string) { ready <- u }})
+	}()
+	base := <-ready
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], "client id:     integrationhub-") || !strings.HasPrefix(lines[2], "client secret: ") {
+		t.Fatalf("output %q (base %s)", out.String(), base)
+	}
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	for _, opts := range []*Options{
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "sometimes"},
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Credentials: []string{"no-secret"}},
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Faults: []string{"kind=explode"}},
+	} {
+		if err := Run(context.Background(), opts); err == nil {
+			t.Errorf("%+v: no error", opts)
+		}
+	}
+}
+
+func TestParseFault(t *testing.T) {
+	r, err := ParseFault("op=create,kind=status,status=503,retry-after=2s,probability=0.1,times=3")
+	want := wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultStatus, Status: 503, RetryAfter: 2 * time.Second, Probability: 0.1, Times: 3}
+	if err != nil || r != want {
+		t.Fatalf("%+v %v", r, err)
+	}
+	for _, bad := range []string{"", "kind=status", "kind=status,status=200", "op=create", "kind=reset,colour=red", "kind=latency,latency=soon"} {
+		if _, err := ParseFault(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
