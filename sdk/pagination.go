@@ -47,8 +47,8 @@ type Page[T any] struct {
 }
 
 // envelope is the wire form of a list (spec 2.3).
-type envelope[T any] struct {
-	Data []T             `json:"data"`
+type envelope struct {
+	Data json.RawMessage `json:"data"`
 	Hits json.RawMessage `json:"hits"`
 	Next json.RawMessage `json:"next"`
 }
@@ -58,11 +58,17 @@ type envelope[T any] struct {
 // number); they are then read as well as they can be, since they steer the
 // iteration but carry no data.
 func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
-	var env envelope[T]
+	var env envelope
 	if err := json.Unmarshal(body, &env); err != nil {
 		return nil, fmt.Errorf("the answer is not a list: %s", jsonErrorText(err))
 	}
-	p := &Page[T]{Data: env.Data, PageNumber: number, url: u}
+	p := &Page[T]{PageNumber: number, url: u}
+	if err := json.Unmarshal(env.Data, &p.Data); err != nil && len(env.Data) > 0 && string(env.Data) != "null" {
+		return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(err))
+	}
+	// The data alone identifies a page that repeats: the envelope's other
+	// members may legitimately differ between two reads of the same page.
+	p.fingerprint = sha256.Sum256(env.Data)
 	if n, ok := seconds(env.Hits); ok && n >= 0 && n <= 1<<31 {
 		h := int(n)
 		p.Hits = &h
@@ -81,13 +87,6 @@ func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
 			p.Next = &s
 		}
 	}
-	// The data alone identifies a page that repeats: the envelope's other
-	// members may legitimately differ between two reads of the same page.
-	var raw struct {
-		Data json.RawMessage `json:"data"`
-	}
-	_ = json.Unmarshal(body, &raw)
-	p.fingerprint = sha256.Sum256(raw.Data)
 	return p, nil
 }
 
