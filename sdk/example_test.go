@@ -1,0 +1,95 @@
+package sdk_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+func ExampleNewClient() {
+	srv := wbstest.NewServer() // a real platform's URL and credential in production
+	defer srv.Close()
+
+	client, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ack, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{
+		Code:                  "P-100.01",
+		Description:           sdk.String("Site preparation"),
+		BusinessOrganizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}},
+	})
+	fmt.Println(err, ack.CorrelationID != "")
+	// Output: <nil> true
+}
+
+func ExampleWBSElementsService_All() {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	for _, code := range []string{"A", "B", "C", "D", "E"} {
+		srv.Put(wbstest.Element{Code: code, IsActive: true})
+	}
+	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+
+	// Pages of two are fetched one at a time; breaking out stops fetching.
+	for el, err := range client.WBSElements.All(context.Background(), &sdk.ListOptions{PageSize: 2}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(el.Code)
+		if el.Code == "C" {
+			break
+		}
+	}
+	// Output:
+	// A
+	// B
+	// C
+}
+
+func ExampleWBSElementsService_Update() {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "P-1", Description: sdk.String("old"), IsActive: true})
+	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+
+	// Clear the description, deactivate, and leave the links as they are.
+	_, err := client.WBSElements.Update(context.Background(), "P-1", &sdk.UpdateWBSElementRequest{
+		Description: sdk.Null[string](),
+		IsActive:    sdk.Set(false),
+	})
+	el, _ := srv.Element("P-1")
+	fmt.Println(err, el.Description == nil, el.IsActive)
+	// Output: <nil> true false
+}
+
+func ExampleAPIError() {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+
+	_, err := client.WBSElements.Delete(context.Background(), "NO-SUCH")
+	var apiErr *sdk.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, errors.Is(err, sdk.ErrNotFound), apiErr.Problem.Detail)
+	}
+	// Output: 404 true no WBS element with code "NO-SUCH"
+}
+
+func ExampleValidationError() {
+	client, _ := sdk.NewClient("https://platform.invalid", sdk.WithAccessToken("unused"))
+	_, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{
+		Code:        "THIS-CODE-IS-LONGER-THAN-THIRTY-CHARACTERS",
+		Description: sdk.String(""),
+	})
+	fmt.Println(errors.Is(err, sdk.ErrValidation))
+	fmt.Println(err)
+	// Output:
+	// true
+	// create WBS element "THIS-CODE-IS-LONGER-THAN-THIRTY-CHARACTERS": invalid request: wbsElementCode: is 42 characters long (limit: 1 to 30 characters)
+}
