@@ -11,7 +11,9 @@ import (
 
 func TestClientSideLimitsAtTheBounds(t *testing.T) {
 	r := strings.Repeat
-	org := func(code, typ string) []BusinessOrganization { return []BusinessOrganization{{Code: code, EntityType: typ}} }
+	org := func(code, typ string) []BusinessOrganization {
+		return []BusinessOrganization{{Code: code, EntityType: typ}}
+	}
 	tests := []struct {
 		name   string
 		req    CreateWBSElementRequest
@@ -66,15 +68,23 @@ func TestNothingIsSentForAnInvalidRequest(t *testing.T) {
 	c := f.client(t)
 	ctx := context.Background()
 	calls := map[string]func() error{
-		"create":             func() error { _, err := c.WBSElements.Create(ctx, &CreateWBSElementRequest{}); return err },
-		"update empty code":  func() error { _, err := c.WBSElements.Update(ctx, "", &UpdateWBSElementRequest{}); return err },
-		"update description": func() error { _, err := c.WBSElements.Update(ctx, "A", &UpdateWBSElementRequest{Description: Set(strings.Repeat("x", 101))}); return err },
-		"delete empty code":  func() error { _, err := c.WBSElements.Delete(ctx, ""); return err },
+		"create":            func() error { _, err := c.WBSElements.Create(ctx, &CreateWBSElementRequest{}); return err },
+		"update empty code": func() error { _, err := c.WBSElements.Update(ctx, "", &UpdateWBSElementRequest{}); return err },
+		"update description": func() error {
+			_, err := c.WBSElements.Update(ctx, "A", &UpdateWBSElementRequest{Description: Set(strings.Repeat("x", 101))})
+			return err
+		},
+		"delete empty code": func() error { _, err := c.WBSElements.Delete(ctx, ""); return err },
 		"delete links empty list": func() error {
 			_, err := c.WBSElements.DeleteBusinessOrganizations(ctx, "A", &DeleteBusinessOrganizationsRequest{})
 			return err
 		},
 		"list links empty code": func() error { _, err := c.WBSElements.ListBusinessOrganizations(ctx, "", nil); return err },
+		"nil create":            func() error { _, err := c.WBSElements.Create(ctx, nil); return err },
+		"nil delete links": func() error {
+			_, err := c.WBSElements.DeleteBusinessOrganizations(ctx, "A", nil)
+			return err
+		},
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, ErrValidation) {

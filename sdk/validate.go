@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -100,11 +101,21 @@ func (r *DeleteBusinessOrganizationsRequest) Validate() error {
 	return vs.err(opDeleteLinks, "")
 }
 
-// validatePathCode checks the element code of a path: it must not be empty
-// and must be valid UTF-8. Its length is not bounded here, so that an
-// element the platform holds with a longer code can still be reached.
-func validatePathCode(vs *violations, code string) {
+// validateWithCode checks the element code of a path and, when req is not
+// nil, the body, and lists the violations of both in one error. The code
+// must not be empty and must be valid UTF-8; its length is not bounded
+// here, so that an element the platform holds with a longer code can still
+// be reached.
+func validateWithCode(op, code string, req interface{ Validate() error }) error {
+	var vs violations
 	vs.text("wbsElementCode", code, MinCodeLength, -1)
+	if req != nil {
+		var ve *ValidationError
+		if errors.As(req.Validate(), &ve) {
+			vs = append(vs, ve.Violations...)
+		}
+	}
+	return vs.err(op, code)
 }
 
 // Operation names, used in errors and log records.

@@ -19,6 +19,9 @@ type WBSElementsService struct{ c *Client }
 // ErrOutcomeUnknown; read the element back before creating it again.
 // Creating a code that exists fails with a 400 on the reference server.
 func (s *WBSElementsService) Create(ctx context.Context, req *CreateWBSElementRequest) (*Acknowledgement, error) {
+	if req == nil {
+		req = &CreateWBSElementRequest{}
+	}
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -51,12 +54,10 @@ func (s *WBSElementsService) elementPager(opts *ListOptions) (*pager[WBSElement]
 // not sent and stay as they are. Whether a list of business organizations
 // is added to the element's links or replaces them depends on the platform.
 func (s *WBSElementsService) Update(ctx context.Context, code string, req *UpdateWBSElementRequest) (*Acknowledgement, error) {
-	var vs violations
-	validatePathCode(&vs, code)
-	if err := req.Validate(); err != nil {
-		vs = append(vs, err.(*ValidationError).Violations...)
+	if req == nil {
+		req = &UpdateWBSElementRequest{}
 	}
-	if err := vs.err(opUpdate, code); err != nil {
+	if err := validateWithCode(opUpdate, code, req); err != nil {
 		return nil, err
 	}
 	return s.c.acknowledged(ctx, &request{
@@ -66,9 +67,7 @@ func (s *WBSElementsService) Update(ctx context.Context, code string, req *Updat
 
 // Delete deletes a WBS element (operation 4).
 func (s *WBSElementsService) Delete(ctx context.Context, code string) (*Acknowledgement, error) {
-	var vs violations
-	validatePathCode(&vs, code)
-	if err := vs.err(opDelete, code); err != nil {
+	if err := validateWithCode(opDelete, code, nil); err != nil {
 		return nil, err
 	}
 	return s.c.acknowledged(ctx, &request{
@@ -80,12 +79,10 @@ func (s *WBSElementsService) Delete(ctx context.Context, code string) (*Acknowle
 // from a WBS element (operation 5). Removing a link twice leaves the same
 // state, so this POST is retried like an update.
 func (s *WBSElementsService) DeleteBusinessOrganizations(ctx context.Context, code string, req *DeleteBusinessOrganizationsRequest) (*Acknowledgement, error) {
-	var vs violations
-	validatePathCode(&vs, code)
-	if err := req.Validate(); err != nil {
-		vs = append(vs, err.(*ValidationError).Violations...)
+	if req == nil {
+		req = &DeleteBusinessOrganizationsRequest{}
 	}
-	if err := vs.err(opDeleteLinks, code); err != nil {
+	if err := validateWithCode(opDeleteLinks, code, req); err != nil {
 		return nil, err
 	}
 	return s.c.acknowledged(ctx, &request{
@@ -115,9 +112,7 @@ func (s *WBSElementsService) AllBusinessOrganizations(ctx context.Context, code 
 }
 
 func (s *WBSElementsService) linkPager(code string, opts *ListOptions) (*pager[LinkedBusinessOrganization], int, error) {
-	var vs violations
-	validatePathCode(&vs, code)
-	if err := vs.err(opListLinks, code); err != nil {
+	if err := validateWithCode(opListLinks, code, nil); err != nil {
 		return nil, 0, err
 	}
 	o := listOptions(opts)

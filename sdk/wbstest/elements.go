@@ -206,11 +206,8 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, code, corr strin
 	if v.fail(w, r, corr) {
 		return
 	}
-	s.mu.Lock()
-	el, ok := s.elements[code]
+	el, ok := s.lockElement(w, r, corr, code)
 	if !ok {
-		s.mu.Unlock()
-		notFound(w, r, corr, code)
 		return
 	}
 	switch {
@@ -234,10 +231,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, code, corr strin
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, code, corr string) {
-	s.mu.Lock()
-	if _, ok := s.elements[code]; !ok {
-		s.mu.Unlock()
-		notFound(w, r, corr, code)
+	if _, ok := s.lockElement(w, r, corr, code); !ok {
 		return
 	}
 	delete(s.elements, code)
@@ -271,11 +265,8 @@ func (s *Server) deleteLinks(w http.ResponseWriter, r *http.Request, code, corr 
 	if v.fail(w, r, corr) {
 		return
 	}
-	s.mu.Lock()
-	el, ok := s.elements[code]
+	el, ok := s.lockElement(w, r, corr, code)
 	if !ok {
-		s.mu.Unlock()
-		notFound(w, r, corr, code)
 		return
 	}
 	// Removing a link the element does not have is not an error: the
@@ -316,11 +307,8 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, code, corr st
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	el, found := s.elements[code]
-	if !found {
-		s.mu.Unlock()
-		notFound(w, r, corr, code)
+	el, ok := s.lockElement(w, r, corr, code)
+	if !ok {
 		return
 	}
 	total := len(el.BusinessOrganizations)
@@ -385,8 +373,16 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, flowID string, 
 	writeJSON(w, http.StatusOK, map[string]any{"flowId": flowID, "correlationId": corr, "received": body})
 }
 
-func notFound(w http.ResponseWriter, r *http.Request, corr, code string) {
-	problem(w, r, corr, http.StatusNotFound, "not-found", "Not Found", fmt.Sprintf("no WBS element with code %q", code), nil)
+// lockElement takes s.mu and returns the element; when there is none it
+// answers 404 and releases the lock.
+func (s *Server) lockElement(w http.ResponseWriter, r *http.Request, corr, code string) (*Element, bool) {
+	s.mu.Lock()
+	el, ok := s.elements[code]
+	if !ok {
+		s.mu.Unlock()
+		problem(w, r, corr, http.StatusNotFound, "not-found", "Not Found", fmt.Sprintf("no WBS element with code %q", code), nil)
+	}
+	return el, ok
 }
 
 // decode reads a JSON body strictly: bounded size, valid UTF-8, no
