@@ -1,0 +1,306 @@
+// Package output writes command results as tables, JSON, YAML, CSV or
+// NDJSON, filtered by a jq expression or a Go template. It knows nothing of
+// HTTP: commands hand it values and the cells of their table rows.
+package output
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/template"
+
+	"github.com/itchyny/gojq"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"gopkg.in/yaml.v3"
+)
+
+// Format is an output format.
+type Format string
+
+// The formats of -o. Plain is the default on a pipe: tab-separated rows
+// without borders.
+const (
+	Table  Format = "table"
+	Plain  Format = "plain"
+	JSON   Format = "json"
+	YAML   Format = "yaml"
+	CSV    Format = "csv"
+	NDJSON Format = "ndjson"
+)
+
+// Options choose how a Printer writes.
+type Options struct {
+	// Format is the -o value; empty picks Table on a terminal, else Plain.
+	Format    string
+	NoHeaders bool
+	// JQ filters the JSON form of the output (github.com/itchyny/gojq).
+	JQ string
+	// Template renders the JSON form of the output with text/template.
+	Template string
+	Terminal bool
+}
+
+// Printer writes a list of items. CSV, NDJSON and Plain rows are written
+// as they are added, so that long listings start at once; the other forms
+// need the whole list.
+type Printer struct {
+	w       io.Writer
+	format  Format
+	opts    Options
+	columns []string
+	query   *gojq.Code
+	tmpl    *template.Template
+
+	started bool
+	// items holds the JSON form of what Add kept, originals the values
+	// themselves (their JSON keeps the order of the struct's fields).
+	items     []any
+	originals []any
+	rows    [][]string
+	csv     *csv.Writer
+}
+
+// New returns a Printer for items whose table rows have the given columns.
+func New(w io.Writer, opts Options, columns ...string) (*Printer, error) {
+	p := &Printer{w: w, opts: opts, columns: columns}
+	switch f := Format(strings.ToLower(opts.Format)); f {
+	case "":
+		p.format = Plain
+		if opts.Terminal {
+			p.format = Table
+		}
+	case Table, Plain, JSON, YAML, CSV, NDJSON:
+		p.format = f
+	default:
+		return nil, fmt.Errorf("unknown output format %q: use table, json, yaml, csv or ndjson", opts.Format)
+	}
+	if opts.JQ != "" && opts.Template != "" {
+		return nil, fmt.Errorf("--jq and --template cannot be used together")
+	}
+	if opts.JQ != "" {
+		q, err := gojq.Parse(opts.JQ)
+		if err != nil {
+			return nil, fmt.Errorf("--jq: %w", err)
+		}
+		if p.query, err = gojq.Compile(q); err != nil {
+			return nil, fmt.Errorf("--jq: %w", err)
+		}
+	}
+	if opts.Template != "" {
+		t, err := template.New("output").Option("missingkey=zero").Parse(opts.Template)
+		if err != nil {
+			return nil, fmt.Errorf("--template: %w", err)
+		}
+		p.tmpl = t
+	}
+	return p, nil
+}
+
+// Add writes or keeps one item: v is its value (written in its JSON form),
+// row its table cells in the order of the columns.
+func (p *Printer) Add(v any, row ...string) error {
+	if p.query == nil && p.tmpl == nil {
+		switch p.format {
+		case NDJSON:
+			return json.NewEncoder(p.w).Encode(v)
+		case CSV, Plain:
+			return p.streamRow(row)
+		}
+	}
+	generic, err := toGeneric(v)
+	if err != nil {
+		return err
+	}
+	p.items = append(p.items, generic)
+	p.originals = append(p.originals, v)
+	p.rows = append(p.rows, row)
+	return nil
+}
+
+func (p *Printer) streamRow(row []string) error {
+	if p.format == CSV {
+		if p.csv == nil {
+			p.csv = csv.NewWriter(p.w)
+			if !p.opts.NoHeaders {
+				_ = p.csv.Write(p.columns)
+			}
+		}
+		_ = p.csv.Write(row)
+		p.csv.Flush()
+		return p.csv.Error()
+	}
+	if !p.started && !p.opts.NoHeaders {
+		if _, err := fmt.Fprintln(p.w, strings.Join(p.columns, "\t")); err != nil {
+			return err
+		}
+	}
+	p.started = true
+	clean := make([]string, len(row))
+	for i, c := range row {
+		clean[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+	}
+	_, err := fmt.Fprintln(p.w, strings.Join(clean, "\t"))
+	return err
+}
+
+// Flush writes what Add kept. A list with no items is written as an empty
+// list ([] in JSON), or, in a table, as its header.
+func (p *Printer) Flush() error {
+	switch {
+	case p.query != nil:
+		return p.runQuery(p.asList())
+	case p.tmpl != nil:
+		return p.tmpl.Execute(p.w, p.asList())
+	}
+	switch p.format {
+	case JSON:
+		if p.originals == nil {
+			return writeJSON(p.w, []any{})
+		}
+		return writeJSON(p.w, p.originals)
+	case YAML:
+		return yaml.NewEncoder(p.w).Encode(p.asList())
+	case Table:
+		return p.table()
+	case CSV, Plain:
+		if p.csv == nil && !p.started {
+			return p.streamRow(nil)
+		}
+	}
+	return nil
+}
+
+func (p *Printer) asList() []any {
+	if p.items == nil {
+		return []any{}
+	}
+	return p.items
+}
+
+// Single writes one value (not a list) in the chosen format; a table
+// shows it as one row.
+func (p *Printer) Single(v any, row ...string) error {
+	generic, err := toGeneric(v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.query != nil:
+		return p.runQuery(generic)
+	case p.tmpl != nil:
+		return p.tmpl.Execute(p.w, generic)
+	}
+	switch p.format {
+	case JSON:
+		return writeJSON(p.w, v)
+	case NDJSON:
+		return json.NewEncoder(p.w).Encode(v)
+	case YAML:
+		return yaml.NewEncoder(p.w).Encode(generic)
+	}
+	if err := p.Add(v, row...); err != nil {
+		return err
+	}
+	return p.Flush()
+}
+
+func (p *Printer) table() error {
+	t := tablewriter.NewTable(p.w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRendition(tw.Rendition{Borders: tw.BorderNone, Settings: tw.Settings{
+			Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
+			Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+		}}),
+	)
+	if !p.opts.NoHeaders {
+		t.Header(toAny(p.columns)...)
+	}
+	for _, r := range p.rows {
+		if err := t.Append(toAny(r)...); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func (p *Printer) runQuery(input any) error {
+	iter := p.query.Run(input)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, ok := v.(error); ok {
+			return fmt.Errorf("--jq: %w", err)
+		}
+		if s, ok := v.(string); ok {
+			if _, err := fmt.Fprintln(p.w, s); err != nil {
+				return err
+			}
+			continue
+		}
+		b, err := gojq.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(p.w, string(b)); err != nil {
+			return err
+		}
+	}
+}
+
+// toGeneric turns v into the maps and slices of its JSON form, so that
+// jq, templates and YAML see the spec's member names.
+func toGeneric(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return normalizeNumbers(out), nil
+}
+
+// normalizeNumbers makes json.Number values ints or floats, which gojq and
+// yaml understand.
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = normalizeNumbers(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = normalizeNumbers(x)
+		}
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := t.Float64()
+		return f
+	}
+	return v
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}

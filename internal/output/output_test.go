@@ -1,0 +1,97 @@
+package output
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+type item struct {
+	Code        string  `json:"wbsElementCode"`
+	Description *string `json:"description"`
+	IsActive    bool    `json:"isActive"`
+}
+
+func items() []item {
+	d := "Site\tpreparation"
+	return []item{{"P-1", &d, true}, {"P-2", nil, false}}
+}
+
+func render(t *testing.T, opts Options) string {
+	t.Helper()
+	var buf bytes.Buffer
+	p, err := New(&buf, opts, "CODE", "DESCRIPTION", "ACTIVE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items() {
+		desc := ""
+		if it.Description != nil {
+			desc = *it.Description
+		}
+		active := "false"
+		if it.IsActive {
+			active = "true"
+		}
+		if err := p.Add(it, it.Code, desc, active); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestFormats(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+	}{
+		{"table", Options{Terminal: true}},
+		{"table-no-headers", Options{Terminal: true, NoHeaders: true}},
+		{"plain", Options{Terminal: false}},
+		{"plain-no-headers", Options{NoHeaders: true}},
+		{"json", Options{Format: "json"}},
+		{"yaml", Options{Format: "yaml"}},
+		{"csv", Options{Format: "csv"}},
+		{"ndjson", Options{Format: "ndjson"}},
+		{"jq", Options{Format: "json", JQ: `.[] | select(.isActive) | .wbsElementCode`}},
+		{"template", Options{Template: `{{range .}}{{.wbsElementCode}}={{.isActive}}{{"\n"}}{{end}}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := render(t, tt.opts)
+			golden := filepath.Join("testdata", tt.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestEmptyListsAndBadOptions(t *testing.T) {
+	var buf bytes.Buffer
+	p, _ := New(&buf, Options{Format: "json"}, "CODE")
+	if err := p.Flush(); err != nil || buf.String() != "[]\n" {
+		t.Fatalf("empty json list: %q %v", buf.String(), err)
+	}
+	for _, opts := range []Options{{Format: "xml"}, {JQ: ".[ | bad"}, {Template: "{{.x"}, {JQ: ".", Template: "x"}} {
+		if _, err := New(&buf, opts); err == nil {
+			t.Errorf("%+v: no error", opts)
+		}
+	}
+}
