@@ -2,25 +2,18 @@
 package root
 
 import (
-	"errors"
-	"strings"
+	"context"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/build"
+	"github.com/wbsctl/wbsctl/internal/cmd/element"
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
 	"github.com/wbsctl/wbsctl/internal/cmd/version"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
-)
-
-// Exit codes of wbsctl.
-const (
-	ExitOK    = 0
-	ExitError = 1
-	ExitUsage = 2
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
 )
 
 // NewCmdRoot returns the wbsctl command with every subcommand.
-func NewCmdRoot(io *iostreams.IOStreams) *cobra.Command {
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:           "wbsctl <command>",
 		Short:         "Work with the WBS elements of the procurement platform",
@@ -28,32 +21,28 @@ func NewCmdRoot(io *iostreams.IOStreams) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	cmd.SetIn(io.In)
-	cmd.SetOut(io.Out)
-	cmd.SetErr(io.ErrOut)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
-	cmd.AddCommand(serve.NewCmdServe(io, nil), version.NewCmdVersion(io))
+	cmd.SetIn(f.IO.In)
+	cmd.SetOut(f.IO.Out)
+	cmd.SetErr(f.IO.ErrOut)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
+	f.AddGlobalFlags(cmd)
+	cmd.AddCommand(
+		element.NewCmdElement(f),
+		serve.NewCmdServe(f.IO, nil),
+		version.NewCmdVersion(f.IO),
+		&cobra.Command{Use: "exit-codes", Short: "The exit codes of wbsctl", Long: cmdutil.ExitCodesHelp},
+	)
 	return cmd
 }
 
-// UsageError is a command line that wbsctl cannot read.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-// ExitCode maps the error of a command to the process's exit code.
-func ExitCode(err error) int {
-	var usage *UsageError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &usage),
-		// cobra reports these as plain errors.
-		strings.HasPrefix(err.Error(), "unknown command"),
-		strings.HasPrefix(err.Error(), "accepts "),
-		strings.HasPrefix(err.Error(), "unknown flag"):
-		return ExitUsage
+// Run executes wbsctl with args, prints any error on the error stream and
+// returns the exit code.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+	cmd := NewCmdRoot(f)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err != nil {
+		cmdutil.PrintError(f.IO.ErrOut, err, f.Global.Output == "json")
 	}
-	return ExitError
+	return cmdutil.ExitCode(err)
 }

@@ -1,0 +1,469 @@
+// Package element holds `wbsctl element`: create, list, update and delete
+// WBS elements, and list and remove their business organizations.
+package element
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// NewCmdElement returns `wbsctl element` and its subcommands.
+func NewCmdElement(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "element <command>",
+		Aliases: []string{"elements"},
+		Short:   "Create, list, update and delete WBS elements",
+	}
+	org := &cobra.Command{Use: "org <command>", Short: "List and remove the business organizations of an element"}
+	org.AddCommand(NewCmdOrgList(f, nil), NewCmdOrgRemove(f, nil))
+	cmd.AddCommand(NewCmdCreate(f, nil), NewCmdList(f, nil), NewCmdUpdate(f, nil), NewCmdDelete(f, nil), org)
+	return cmd
+}
+
+// CreateOptions are the inputs of `element create`.
+type CreateOptions struct {
+	F           *cmdutil.Factory
+	Code        string
+	Description string
+	HasDesc     bool
+	Inactive    bool
+	Orgs        []string
+	FromFile    string
+}
+
+// NewCmdCreate returns `wbsctl element create`.
+func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
+	opts := &CreateOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "create [CODE]",
+		Short: "Create a WBS element",
+		Example: `  wbsctl element create P-100.01 --description "Site preparation" --org company=1000
+  wbsctl element create --from-file element.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Code = args[0]
+			}
+			opts.HasDesc = cmd.Flags().Changed("description")
+			if (opts.Code == "") == (opts.FromFile == "") {
+				return &cmdutil.UsageError{Err: errors.New("give either CODE or --from-file")}
+			}
+			return pick(runF, runCreate)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Description, "description", "", "description (at most 100 characters)")
+	cmd.Flags().BoolVar(&opts.Inactive, "inactive", false, "create the element inactive")
+	cmd.Flags().StringArrayVar(&opts.Orgs, "org", nil, "business organization as TYPE=CODE (repeatable)")
+	cmd.Flags().StringVar(&opts.FromFile, "from-file", "", "read the JSON body from a file, or - for stdin")
+	return cmd
+}
+
+func runCreate(ctx context.Context, o *CreateOptions) error {
+	req := &sdk.CreateWBSElementRequest{Code: o.Code}
+	if o.FromFile != "" {
+		if err := readJSON(o.F, o.FromFile, req); err != nil {
+			return err
+		}
+	} else {
+		if o.HasDesc {
+			req.Description = sdk.String(o.Description)
+		}
+		if o.Inactive {
+			req.IsActive = sdk.Bool(false)
+		}
+		orgs, err := parseOrgs(o.Orgs)
+		if err != nil {
+			return err
+		}
+		req.BusinessOrganizations = orgs
+	}
+	c, err := o.F.Client()
+	if err != nil {
+		return err
+	}
+	ack, err := c.WBSElements.Create(ctx, req)
+	if err != nil {
+		return err
+	}
+	return printAck(o.F, "created", req.Code, ack)
+}
+
+// ListOptions are the inputs of `element list` and `element org list`.
+type ListOptions struct {
+	F        *cmdutil.Factory
+	Code     string
+	Page     int
+	PageSize int
+	All      bool
+}
+
+func addListFlags(cmd *cobra.Command, o *ListOptions) {
+	cmd.Flags().IntVar(&o.Page, "page", 1, "page number")
+	cmd.Flags().IntVar(&o.PageSize, "page-size", 0, "items per page (default: the platform's, 10)")
+	cmd.Flags().BoolVar(&o.All, "all", false, "list every page, streaming")
+}
+
+// NewCmdList returns `wbsctl element list`.
+func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{F: f}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List WBS elements",
+		Example: `  wbsctl element list --all -o csv > elements.csv
+  wbsctl element list --all --jq '.[] | select(.isActive | not) | .wbsElementCode'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return pick(runF, runList)(cmd.Context(), opts)
+		},
+	}
+	addListFlags(cmd, opts)
+	return cmd
+}
+
+func runList(ctx context.Context, o *ListOptions) error {
+	c, err := o.F.Client()
+	if err != nil {
+		return err
+	}
+	p, err := o.F.Printer("CODE", "DESCRIPTION", "ACTIVE")
+	if err != nil {
+		return err
+	}
+	add := func(el sdk.WBSElement) error {
+		desc := ""
+		if el.Description != nil {
+			desc = *el.Description
+		}
+		return p.Add(el, el.Code, desc, strconv.FormatBool(el.IsActive))
+	}
+	lo := &sdk.ListOptions{PageNumber: o.Page, PageSize: o.PageSize}
+	if o.All {
+		for el, err := range c.WBSElements.All(ctx, lo) {
+			if err != nil {
+				return err
+			}
+			if err := add(el); err != nil {
+				return err
+			}
+		}
+	} else {
+		page, err := c.WBSElements.List(ctx, lo)
+		if err != nil {
+			return err
+		}
+		for _, el := range page.Data {
+			if err := add(el); err != nil {
+				return err
+			}
+		}
+	}
+	return p.Flush()
+}
+
+// UpdateOptions are the inputs of `element update`.
+type UpdateOptions struct {
+	F                *cmdutil.Factory
+	Code             string
+	Description      string
+	HasDesc          bool
+	ClearDescription bool
+	Active, Inactive bool
+	Orgs             []string
+	FromFile         string
+}
+
+// NewCmdUpdate returns `wbsctl element update`.
+func NewCmdUpdate(f *cmdutil.Factory, runF func(context.Context, *UpdateOptions) error) *cobra.Command {
+	opts := &UpdateOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "update CODE",
+		Short: "Update a WBS element",
+		Long: `Update a WBS element. Fields not given stay as they are. Whether --org adds
+to the element's business organizations or replaces them depends on the
+platform.`,
+		Example: `  wbsctl element update P-100.01 --description "Site preparation, phase 2" --inactive
+  wbsctl element update P-100.01 --clear-description`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Code = args[0]
+			opts.HasDesc = cmd.Flags().Changed("description")
+			return pick(runF, runUpdate)(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Description, "description", "", "new description (at most 100 characters)")
+	fl.BoolVar(&opts.ClearDescription, "clear-description", false, "remove the description")
+	fl.BoolVar(&opts.Active, "active", false, "make the element active")
+	fl.BoolVar(&opts.Inactive, "inactive", false, "make the element inactive")
+	fl.StringArrayVar(&opts.Orgs, "org", nil, "business organization as TYPE=CODE (repeatable)")
+	fl.StringVar(&opts.FromFile, "from-file", "", "read the JSON body from a file, or - for stdin")
+	cmd.MarkFlagsMutuallyExclusive("description", "clear-description")
+	cmd.MarkFlagsMutuallyExclusive("active", "inactive")
+	cmd.MarkFlagsMutuallyExclusive("from-file", "description")
+	cmd.MarkFlagsMutuallyExclusive("from-file", "clear-description")
+	cmd.MarkFlagsMutuallyExclusive("from-file", "org")
+	return cmd
+}
+
+func runUpdate(ctx context.Context, o *UpdateOptions) error {
+	req := &sdk.UpdateWBSElementRequest{}
+	if o.FromFile != "" {
+		if err := readJSON(o.F, o.FromFile, req); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.HasDesc:
+		req.Description = sdk.Set(o.Description)
+	case o.ClearDescription:
+		req.Description = sdk.Null[string]()
+	}
+	switch {
+	case o.Active:
+		req.IsActive = sdk.Set(true)
+	case o.Inactive:
+		req.IsActive = sdk.Set(false)
+	}
+	if len(o.Orgs) > 0 {
+		orgs, err := parseOrgs(o.Orgs)
+		if err != nil {
+			return err
+		}
+		req.BusinessOrganizations = sdk.Set(orgs)
+	}
+	if req.Description.IsZero() && req.IsActive.IsZero() && req.BusinessOrganizations.IsZero() {
+		return &cmdutil.UsageError{Err: errors.New("nothing to update: give --description, --clear-description, --active, --inactive, --org or --from-file")}
+	}
+	c, err := o.F.Client()
+	if err != nil {
+		return err
+	}
+	ack, err := c.WBSElements.Update(ctx, o.Code, req)
+	if err != nil {
+		return err
+	}
+	return printAck(o.F, "updated", o.Code, ack)
+}
+
+// DeleteOptions are the inputs of `element delete`.
+type DeleteOptions struct {
+	F     *cmdutil.Factory
+	Codes []string
+}
+
+// NewCmdDelete returns `wbsctl element delete`.
+func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
+	opts := &DeleteOptions{F: f}
+	return &cobra.Command{
+		Use:   "delete CODE...",
+		Short: "Delete WBS elements",
+		Long: `Delete WBS elements. Every code is tried; when some fail and others succeed,
+wbsctl exits with 6 (partial failure).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Codes = args
+			return pick(runF, runDelete)(cmd.Context(), opts)
+		},
+	}
+}
+
+func runDelete(ctx context.Context, o *DeleteOptions) error {
+	c, err := o.F.Client()
+	if err != nil {
+		return err
+	}
+	var failed []error
+	for _, code := range o.Codes {
+		ack, err := c.WBSElements.Delete(ctx, code)
+		if err != nil {
+			if len(o.Codes) == 1 {
+				return err
+			}
+			cmdutil.PrintError(o.F.IO.ErrOut, err, false)
+			failed = append(failed, err)
+			continue
+		}
+		if err := printAck(o.F, "deleted", code, ack); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(failed) == len(o.Codes):
+		return failed[0]
+	case len(failed) > 0:
+		return &cmdutil.PartialError{Failed: len(failed), Total: len(o.Codes)}
+	}
+	return nil
+}
+
+// NewCmdOrgList returns `wbsctl element org list`.
+func NewCmdOrgList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "list CODE",
+		Short: "List the business organizations of a WBS element",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Code = args[0]
+			return pick(runF, runOrgList)(cmd.Context(), opts)
+		},
+	}
+	addListFlags(cmd, opts)
+	return cmd
+}
+
+func runOrgList(ctx context.Context, o *ListOptions) error {
+	c, err := o.F.Client()
+	if err != nil {
+		return err
+	}
+	p, err := o.F.Printer("TYPE", "CODE")
+	if err != nil {
+		return err
+	}
+	add := func(l sdk.LinkedBusinessOrganization) error {
+		b := l.BusinessOrganization()
+		return p.Add(l, b.EntityType, b.Code)
+	}
+	lo := &sdk.ListOptions{PageNumber: o.Page, PageSize: o.PageSize}
+	if o.All {
+		for l, err := range c.WBSElements.AllBusinessOrganizations(ctx, o.Code, lo) {
+			if err != nil {
+				return err
+			}
+			if err := add(l); err != nil {
+				return err
+			}
+		}
+	} else {
+		page, err := c.WBSElements.ListBusinessOrganizations(ctx, o.Code, lo)
+		if err != nil {
+			return err
+		}
+		for _, l := range page.Data {
+			if err := add(l); err != nil {
+				return err
+			}
+		}
+	}
+	return p.Flush()
+}
+
+// OrgRemoveOptions are the inputs of `element org remove`.
+type OrgRemoveOptions struct {
+	F    *cmdutil.Factory
+	Code string
+	Orgs []string
+}
+
+// NewCmdOrgRemove returns `wbsctl element org remove`.
+func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOptions) error) *cobra.Command {
+	opts := &OrgRemoveOptions{F: f}
+	return &cobra.Command{
+		Use:     "remove CODE TYPE=CODE...",
+		Short:   "Remove business organizations from a WBS element",
+		Example: `  wbsctl element org remove P-100.01 company=1000 branch=B1`,
+		Args:    cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Code, opts.Orgs = args[0], args[1:]
+			return pick(runF, runOrgRemove)(cmd.Context(), opts)
+		},
+	}
+}
+
+func runOrgRemove(ctx context.Context, o *OrgRemoveOptions) error {
+	orgs, err := parseOrgs(o.Orgs)
+	if err != nil {
+		return err
+	}
+	c, err := o.F.Client()
+	if err != nil {
+		return err
+	}
+	ack, err := c.WBSElements.DeleteBusinessOrganizations(ctx, o.Code, &sdk.DeleteBusinessOrganizationsRequest{BusinessOrganizations: orgs})
+	if err != nil {
+		return err
+	}
+	return printAck(o.F, "removed organizations from", o.Code, ack)
+}
+
+// printAck writes the acknowledgement: a line for people on stderr, the
+// correlation id as data on stdout for scripts.
+func printAck(f *cmdutil.Factory, verb, code string, ack *sdk.Acknowledgement) error {
+	if f.Global.Output != "" || f.Global.JQ != "" || f.Global.Template != "" {
+		p, err := f.Printer("CODE", "CORRELATION ID")
+		if err != nil {
+			return err
+		}
+		return p.Single(struct {
+			Code          string `json:"wbsElementCode"`
+			CorrelationID string `json:"correlationId"`
+		}{code, ack.CorrelationID}, code, ack.CorrelationID)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s %s (correlation id %s)\n", verb, strconv.Quote(code), ack.CorrelationID)
+	return nil
+}
+
+// parseOrgs reads TYPE=CODE arguments. A backslash escapes '=', ';' and
+// '\' in either part: "cost\=center=CC1" is type "cost=center", code "CC1".
+func parseOrgs(args []string) ([]sdk.BusinessOrganization, error) {
+	var out []sdk.BusinessOrganization
+	for _, a := range args {
+		var parts [2]strings.Builder
+		part, escaped := 0, false
+		for _, r := range a {
+			switch {
+			case escaped:
+				parts[part].WriteRune(r)
+				escaped = false
+			case r == '\\':
+				escaped = true
+			case r == '=' && part == 0:
+				part = 1
+			default:
+				parts[part].WriteRune(r)
+			}
+		}
+		if escaped || part == 0 || parts[0].Len() == 0 || parts[1].Len() == 0 {
+			return nil, &cmdutil.UsageError{Err: fmt.Errorf("organization %q: want TYPE=CODE with both parts non-empty (escape '=' as \\=)", a)}
+		}
+		out = append(out, sdk.BusinessOrganization{EntityType: parts[0].String(), Code: parts[1].String()})
+	}
+	return out, nil
+}
+
+func readJSON(f *cmdutil.Factory, name string, v any) error {
+	var r io.Reader = f.IO.In
+	if name != "-" {
+		file, err := os.Open(name)
+		if err != nil {
+			return &cmdutil.UsageError{Err: err}
+		}
+		defer file.Close()
+		r = file
+	}
+	dec := json.NewDecoder(io.LimitReader(r, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &cmdutil.UsageError{Err: fmt.Errorf("--from-file %s: %w", name, err)}
+	}
+	return nil
+}
+
+func pick[O any](runF, def func(context.Context, O) error) func(context.Context, O) error {
+	if runF != nil {
+		return runF
+	}
+	return def
+}

@@ -1,0 +1,166 @@
+package element_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wbsctl/wbsctl/internal/cmd/root"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+type result struct {
+	code        int
+	out, errOut string
+}
+
+// run runs wbsctl in-process against srv with credentials in the
+// environment, as a CI job would.
+func run(t *testing.T, srv *wbstest.Server, tty bool, stdin string, args ...string) result {
+	t.Helper()
+	io, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	io.StdoutTTY, io.StderrTTY = tty, tty
+	f := cmdutil.New(io)
+	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret}
+	f.Getenv = func(k string) string { return env[k] }
+	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
+	code := root.Run(context.Background(), f, args)
+	r := result{code, out.String(), errOut.String()}
+	if strings.Contains(r.out+r.errOut, srv.ClientSecret) {
+		t.Fatalf("the secret was printed: %+v", r)
+	}
+	return r
+}
+
+func TestElementLifecycle(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	r := run(t, srv, true, "", "element", "create", "P-1", "--description", "Site prep", "--org", "company=1000", "--org", `cost\=center=CC1`)
+	if r.code != 0 || !strings.Contains(r.errOut, `created "P-1"`) {
+		t.Fatalf("create: %+v", r)
+	}
+	el, _ := srv.Element("P-1")
+	if len(el.BusinessOrganizations) != 2 || el.BusinessOrganizations[1] != (wbstest.BusinessOrganization{Code: "CC1", EntityType: "cost=center"}) {
+		t.Fatalf("organizations: %+v", el.BusinessOrganizations)
+	}
+	r = run(t, srv, false, `{"wbsElementCode":"P 2=x;y","isActive":false}`, "element", "create", "--from-file", "-")
+	if r.code != 0 {
+		t.Fatalf("create from stdin: %+v", r)
+	}
+	r = run(t, srv, false, "", "element", "update", "P-1", "--clear-description", "--inactive")
+	if el, _ := srv.Element("P-1"); r.code != 0 || el.Description != nil || el.IsActive {
+		t.Fatalf("update: %+v %+v", r, el)
+	}
+	r = run(t, srv, false, "", "element", "org", "remove", "P-1", "company=1000")
+	if el, _ := srv.Element("P-1"); r.code != 0 || len(el.BusinessOrganizations) != 1 {
+		t.Fatalf("org remove: %+v %+v", r, el)
+	}
+	r = run(t, srv, false, "", "element", "org", "list", "P-1", "--all")
+	if r.code != 0 || r.out != "TYPE\tCODE\ncost=center\tCC1\n" {
+		t.Fatalf("org list: %q", r.out)
+	}
+	r = run(t, srv, false, "", "element", "delete", "P-1", "P 2=x;y")
+	if r.code != 0 || len(srv.Elements()) != 0 {
+		t.Fatalf("delete: %+v", r)
+	}
+}
+
+func TestListFormatsAndModes(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	d := "Site prep"
+	srv.Put(wbstest.Element{Code: "A", Description: &d, IsActive: true}, wbstest.Element{Code: "B"})
+	tests := []struct {
+		name string
+		tty  bool
+		args []string
+		want string
+	}{
+		{"pipe", false, nil, "CODE\tDESCRIPTION\tACTIVE\nA\tSite prep\ttrue\nB\t\tfalse\n"},
+		{"pipe no headers", false, []string{"--no-headers"}, "A\tSite prep\ttrue\nB\t\tfalse\n"},
+		{"terminal table", true, nil, " CODE  DESCRIPTION  ACTIVE \n A     Site prep    true   \n B                  false  \n"},
+		{"csv", false, []string{"-o", "csv"}, "CODE,DESCRIPTION,ACTIVE\nA,Site prep,true\nB,,false\n"},
+		{"ndjson", false, []string{"-o", "ndjson"}, `{"wbsElementCode":"A","description":"Site prep","isActive":true}` + "\n" + `{"wbsElementCode":"B","description":null,"isActive":false}` + "\n"},
+		{"yaml", false, []string{"-o", "yaml"}, "- description: Site prep\n  isActive: true\n  wbsElementCode: A\n- description: null\n  isActive: false\n  wbsElementCode: B\n"},
+		{"jq", false, []string{"--jq", ".[].wbsElementCode"}, "A\nB\n"},
+		{"template", false, []string{"--template", "{{range .}}{{.wbsElementCode}};{{end}}"}, "A;B;"},
+		{"all pages of one", false, []string{"--all", "--page-size", "1", "--no-headers"}, "A\tSite prep\ttrue\nB\t\tfalse\n"},
+		{"page 2 of size 1", false, []string{"--page", "2", "--page-size", "1", "--no-headers"}, "B\t\tfalse\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, srv, tt.tty, "", append([]string{"element", "list"}, tt.args...)...)
+			if r.code != 0 || r.out != tt.want {
+				t.Fatalf("exit %d, out:\n%q\nwant:\n%q\nstderr: %s", r.code, r.out, tt.want, r.errOut)
+			}
+		})
+	}
+	r := run(t, srv, false, "", "element", "list", "-o", "json")
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(r.out), &got); err != nil || len(got) != 2 || got[0]["wbsElementCode"] != "A" {
+		t.Fatalf("json: %v %s", err, r.out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "A"})
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"not found", []string{"element", "delete", "NOPE"}, cmdutil.ExitNotFound, "correlation id:"},
+		{"server validation", []string{"element", "create", "A"}, cmdutil.ExitValidation, `code "A" exists`},
+		{"local validation", []string{"element", "create", strings.Repeat("x", 31)}, cmdutil.ExitValidation, "wbsElementCode: is 31 characters long (limit: 1 to 30 characters)"},
+		{"partial", []string{"element", "delete", "A", "NOPE"}, cmdutil.ExitPartial, "1 of 2 failed"},
+		{"usage", []string{"element", "update", "A"}, cmdutil.ExitUsage, "nothing to update"},
+		{"bad org", []string{"element", "create", "Z", "--org", "company"}, cmdutil.ExitUsage, "TYPE=CODE"},
+		{"bad format", []string{"element", "list", "-o", "xml"}, cmdutil.ExitUsage, "unknown output format"},
+		{"exclusive flags", []string{"element", "update", "A", "--active", "--inactive"}, cmdutil.ExitUsage, ""},
+		{"plain http elsewhere", []string{"element", "list", "--base-url", "http://example.com"}, cmdutil.ExitUsage, "--insecure-http"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, srv, false, "", tt.args...)
+			if r.code != tt.code || !strings.Contains(r.errOut, tt.err) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, tt.code, r.errOut, tt.err)
+			}
+		})
+	}
+	bad := wbstest.NewServer()
+	defer bad.Close()
+	io, _, _, errOut := iostreams.Test()
+	f := cmdutil.New(io)
+	f.Getenv = func(k string) string {
+		return map[string]string{"WBSCTL_BASE_URL": bad.URL, "WBSCTL_CLIENT_ID": bad.ClientID, "WBSCTL_CLIENT_SECRET": "wrong"}[k]
+	}
+	if code := root.Run(context.Background(), f, []string{"element", "list", "-o", "json"}); code != cmdutil.ExitAuth {
+		t.Fatalf("bad secret: exit %d", code)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(errOut.Bytes(), &doc); err != nil || doc["status"] != float64(401) || doc["problem"] == nil {
+		t.Fatalf("error as JSON: %v %s", err, errOut.String())
+	}
+}
+
+func TestDebugLogRedactsSecrets(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	r := run(t, srv, false, "", "element", "list", "--debug")
+	if r.code != 0 || !strings.Contains(r.errOut, "http attempt") || strings.Contains(r.errOut, "Bearer") {
+		t.Fatalf("debug log: %s", r.errOut)
+	}
+	tok, _ := srv.IssueToken(srv.ClientID)
+	if strings.Contains(r.errOut, tok[:20]) {
+		t.Fatal("a token header reached the log")
+	}
+}

@@ -1,0 +1,131 @@
+package cmdutil
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// Exit codes of wbsctl; `wbsctl help exit-codes` lists them.
+const (
+	ExitOK         = 0
+	ExitError      = 1
+	ExitUsage      = 2
+	ExitNotFound   = 3
+	ExitAuth       = 4
+	ExitValidation = 5
+	ExitPartial    = 6
+	ExitPending    = 7
+)
+
+// ExitCodesHelp is the text of `wbsctl help exit-codes`.
+const ExitCodesHelp = `wbsctl exits with:
+
+  0  success
+  1  an error not listed below (network, server error, unknown outcome)
+  2  usage: a flag, argument or option wbsctl cannot read
+  3  not found: the element (or page) does not exist
+  4  authentication or permission: no or refused credentials, 401, 403
+  5  validation: the platform answered 400, or a local check failed before sending
+  6  partial failure: some items of a bulk operation failed, the others succeeded
+  7  changes pending: a dry run found changes and was asked to say so
+`
+
+// UsageError is a command line wbsctl cannot read.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// AuthError is a missing or unusable credential.
+type AuthError struct{ Err error }
+
+func (e *AuthError) Error() string { return e.Err.Error() }
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// PartialError is a bulk operation where some items failed.
+type PartialError struct{ Failed, Total int }
+
+func (e *PartialError) Error() string { return fmt.Sprintf("%d of %d failed", e.Failed, e.Total) }
+
+// ExitCode maps the error of a command to the process's exit code.
+func ExitCode(err error) int {
+	var (
+		usage   *UsageError
+		auth    *AuthError
+		partial *PartialError
+	)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &usage), isCobraUsage(err):
+		return ExitUsage
+	case errors.As(err, &partial):
+		return ExitPartial
+	case errors.As(err, &auth), errors.Is(err, sdk.ErrUnauthorized), errors.Is(err, sdk.ErrForbidden), errors.Is(err, sdk.ErrInvalidCredentials):
+		return ExitAuth
+	case errors.Is(err, sdk.ErrNotFound):
+		return ExitNotFound
+	case errors.Is(err, sdk.ErrValidation):
+		return ExitValidation
+	}
+	return ExitError
+}
+
+// isCobraUsage recognises the usage errors cobra reports as plain errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "if any flags in the group"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// PrintError writes err on w: the problem details readably, or as JSON
+// when asJSON.
+func PrintError(w io.Writer, err error, asJSON bool) {
+	var apiErr *sdk.APIError
+	var ve *sdk.ValidationError
+	if asJSON {
+		doc := map[string]any{"error": err.Error(), "exitCode": ExitCode(err)}
+		if errors.As(err, &apiErr) {
+			doc["status"] = apiErr.StatusCode
+			if apiErr.Problem != nil {
+				doc["problem"] = apiErr.Problem
+			}
+			if apiErr.CorrelationID != "" {
+				doc["correlationId"] = apiErr.CorrelationID
+			}
+		}
+		if errors.As(err, &ve) {
+			doc["violations"] = ve.Violations
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(doc)
+		return
+	}
+	switch {
+	case errors.As(err, &apiErr) && apiErr.Problem != nil:
+		p := apiErr.Problem
+		fmt.Fprintf(w, "error: %s %s: %s\n", apiErr.Method, apiErr.Path, first(p.Title, fmt.Sprint(apiErr.StatusCode)))
+		for _, kv := range [][2]string{{"detail", p.Detail}, {"status", fmt.Sprint(apiErr.StatusCode)}, {"type", p.Type}, {"instance", p.Instance}, {"correlation id", apiErr.CorrelationID}} {
+			if kv[1] != "" {
+				fmt.Fprintf(w, "  %-15s %s\n", kv[0]+":", kv[1])
+			}
+		}
+	case errors.As(err, &ve):
+		fmt.Fprintf(w, "error: %s: invalid request\n", ve.Operation)
+		for _, v := range ve.Violations {
+			fmt.Fprintf(w, "  %s: %s (limit: %s)\n", v.Field, v.Message, v.Limit)
+		}
+	default:
+		fmt.Fprintf(w, "error: %v\n", err)
+	}
+}
