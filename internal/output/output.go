@@ -60,8 +60,8 @@ type Printer struct {
 	// themselves (their JSON keeps the order of the struct's fields).
 	items     []any
 	originals []any
-	rows    [][]string
-	csv     *csv.Writer
+	rows      [][]string
+	csv       *csv.Writer
 }
 
 // New returns a Printer for items whose table rows have the given columns.
