@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/build"
 	"github.com/wbsctl/wbsctl/internal/cmd/element"
+	"github.com/wbsctl/wbsctl/internal/cmd/flow"
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
 	"github.com/wbsctl/wbsctl/internal/cmd/version"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
@@ -28,6 +29,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	f.AddGlobalFlags(cmd)
 	cmd.AddCommand(
 		element.NewCmdElement(f),
+		flow.NewCmdFlow(f),
 		serve.NewCmdServe(f.IO, nil),
 		version.NewCmdVersion(f.IO),
 		&cobra.Command{Use: "exit-codes", Short: "The exit codes of wbsctl", Long: cmdutil.ExitCodesHelp},
