@@ -9,10 +9,14 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/build"
+	"github.com/wbsctl/wbsctl/internal/config"
+	"github.com/wbsctl/wbsctl/internal/credentials"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -28,10 +32,14 @@ type Factory struct {
 	// ClientOptions are added to every client (tests add a fast retry
 	// policy).
 	ClientOptions []sdk.Option
+	// Keyring is where profiles keep their secrets; nil means the OS
+	// keyring under WBSCTL_KEYRING_TIMEOUT (3 s by default).
+	Keyring credentials.Store
 }
 
 // GlobalOptions are the flags every command takes.
 type GlobalOptions struct {
+	Profile      string
 	BaseURL      string
 	ClientID     string
 	Output       string
@@ -51,6 +59,7 @@ func New(io *iostreams.IOStreams) *Factory {
 func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	fl := cmd.PersistentFlags()
 	g := &f.Global
+	fl.StringVar(&g.Profile, "profile", "", "profile of `wbsctl auth login` to use (env WBSCTL_PROFILE)")
 	fl.StringVar(&g.BaseURL, "base-url", "", "platform base URL (env WBSCTL_BASE_URL)")
 	fl.StringVar(&g.ClientID, "client-id", "", "integration client id (env WBSCTL_CLIENT_ID)")
 	fl.StringVarP(&g.Output, "output", "o", "", "output format: table, json, yaml, csv, ndjson (default: table on a terminal, tab-separated on a pipe)")
@@ -73,33 +82,124 @@ func (f *Factory) Printer(columns ...string) (*output.Printer, error) {
 	return p, nil
 }
 
-// Client builds the SDK client from, in order: flags, then the
-// environment (WBSCTL_BASE_URL, WBSCTL_CLIENT_ID, WBSCTL_CLIENT_SECRET,
-// WBSCTL_TOKEN). A secret is never read from a flag.
-func (f *Factory) Client() (*sdk.Client, error) {
-	baseURL := first(f.Global.BaseURL, f.Getenv("WBSCTL_BASE_URL"))
-	clientID := first(f.Global.ClientID, f.Getenv("WBSCTL_CLIENT_ID"))
-	secret, token := f.Getenv("WBSCTL_CLIENT_SECRET"), f.Getenv("WBSCTL_TOKEN")
-	if baseURL == "" {
-		return nil, &AuthError{Err: fmt.Errorf("no base URL: set --base-url or WBSCTL_BASE_URL")}
+// Credentials are the resolved platform and credential of a command.
+type Credentials struct {
+	Profile  string
+	BaseURL  string
+	ClientID string
+	Secret   string
+	Token    string
+	// Source says where the secret came from: "environment", "keyring",
+	// "file", or "" when there is none.
+	Source string
+}
+
+// ProfileName is the profile in use: --profile, WBSCTL_PROFILE, the
+// configuration's current profile, or "default".
+func (f *Factory) ProfileName(cfg *config.Config) string {
+	return first(f.Global.Profile, f.Getenv("WBSCTL_PROFILE"), cfg.CurrentProfile, "default")
+}
+
+// Config loads the configuration and its folder.
+func (f *Factory) Config() (*config.Config, string, error) {
+	dir, err := config.Dir(f.Getenv)
+	if err != nil {
+		return nil, "", err
 	}
-	if err := checkTransport(baseURL, f.Global.InsecureHTTP); err != nil {
+	cfg, err := config.Load(dir)
+	return cfg, dir, err
+}
+
+// SecretStore returns the store of a profile's secret.
+func (f *Factory) SecretStore(storage, configDir string) credentials.Store {
+	if storage == config.StorageFile {
+		return &credentials.File{Path: filepath.Join(configDir, "secrets.json")}
+	}
+	if f.Keyring != nil {
+		return f.Keyring
+	}
+	timeout := 3 * time.Second
+	if d, err := time.ParseDuration(f.Getenv("WBSCTL_KEYRING_TIMEOUT")); err == nil && d > 0 {
+		timeout = d
+	}
+	return credentials.Keyring{Timeout: timeout, Getenv: f.Getenv}
+}
+
+// Resolve finds the credentials in order: flags, then the environment
+// (WBSCTL_BASE_URL, WBSCTL_CLIENT_ID, WBSCTL_CLIENT_SECRET, WBSCTL_TOKEN),
+// then the profile and its secret in the keyring or file. With a secret or
+// token in the environment the keyring is never touched. A secret is
+// never read from a flag.
+func (f *Factory) Resolve() (*Credentials, error) {
+	cfg, dir, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	name := f.ProfileName(cfg)
+	prof, hasProfile := cfg.Profiles[name]
+	c := &Credentials{
+		Profile:  name,
+		BaseURL:  first(f.Global.BaseURL, f.Getenv("WBSCTL_BASE_URL"), prof.BaseURL),
+		ClientID: first(f.Global.ClientID, f.Getenv("WBSCTL_CLIENT_ID"), prof.ClientID),
+		Secret:   f.Getenv("WBSCTL_CLIENT_SECRET"),
+		Token:    f.Getenv("WBSCTL_TOKEN"),
+	}
+	switch {
+	case c.Secret != "" || c.Token != "":
+		c.Source = "environment"
+	case hasProfile && c.ClientID == prof.ClientID && c.BaseURL == prof.BaseURL:
+		secret, err := f.SecretStore(prof.SecretStorage, dir).Get(credentials.Account(c.ClientID, c.BaseURL))
+		if err != nil {
+			return nil, &AuthError{Err: fmt.Errorf("profile %q: reading the secret: %w", name, err)}
+		}
+		c.Secret, c.Source = secret, first(prof.SecretStorage, config.StorageKeyring)
+	}
+	return c, nil
+}
+
+// TokenCache is the file that keeps access tokens across invocations.
+func (f *Factory) TokenCache() (*credentials.TokenFile, error) {
+	dir, err := credentials.CacheDir(f.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &credentials.TokenFile{Path: filepath.Join(dir, "tokens.json")}, nil
+}
+
+// Client builds the SDK client from the resolved credentials.
+func (f *Factory) Client() (*sdk.Client, error) {
+	c, err := f.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return f.ClientFor(c)
+}
+
+// ClientFor builds the SDK client for c.
+func (f *Factory) ClientFor(c *Credentials) (*sdk.Client, error) {
+	if c.BaseURL == "" {
+		return nil, &AuthError{Err: fmt.Errorf("no base URL: run wbsctl auth login, or set --base-url or WBSCTL_BASE_URL")}
+	}
+	if err := checkTransport(c.BaseURL, f.Global.InsecureHTTP); err != nil {
 		return nil, err
 	}
 	opts := []sdk.Option{sdk.WithUserAgent("wbsctl/" + build.Version)}
 	switch {
-	case clientID != "" && secret != "":
-		opts = append(opts, sdk.WithCredentials(clientID, secret))
-	case token != "":
-		opts = append(opts, sdk.WithAccessToken(token))
+	case c.ClientID != "" && c.Secret != "":
+		opts = append(opts, sdk.WithCredentials(c.ClientID, c.Secret))
+		if cache, err := f.TokenCache(); err == nil {
+			opts = append(opts, sdk.WithTokenCache(cache))
+		}
+	case c.Token != "":
+		opts = append(opts, sdk.WithAccessToken(c.Token))
 	default:
-		return nil, &AuthError{Err: fmt.Errorf("no credentials: set WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET, or WBSCTL_TOKEN")}
+		return nil, &AuthError{Err: fmt.Errorf("no credentials: run wbsctl auth login, or set WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET (or WBSCTL_TOKEN)")}
 	}
 	if f.Global.Debug || f.Getenv("WBSCTL_DEBUG") == "1" {
 		opts = append(opts, sdk.WithLogger(slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
 	opts = append(opts, f.ClientOptions...)
-	return sdk.NewClient(baseURL, opts...)
+	return sdk.NewClient(c.BaseURL, opts...)
 }
 
 // checkTransport refuses to send credentials over plain HTTP to a host

@@ -27,7 +27,8 @@ func run(t *testing.T, srv *wbstest.Server, tty bool, stdin string, args ...stri
 	in.WriteString(stdin)
 	io.StdoutTTY, io.StderrTTY = tty, tty
 	f := cmdutil.New(io)
-	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret}
+	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret,
+		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
 	f.Getenv = func(k string) string { return env[k] }
 	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
 	code := root.Run(context.Background(), f, args)
@@ -138,10 +139,12 @@ func TestExitCodes(t *testing.T) {
 	}
 	bad := wbstest.NewServer()
 	defer bad.Close()
+	dir := t.TempDir()
 	io, _, _, errOut := iostreams.Test()
 	f := cmdutil.New(io)
 	f.Getenv = func(k string) string {
-		return map[string]string{"WBSCTL_BASE_URL": bad.URL, "WBSCTL_CLIENT_ID": bad.ClientID, "WBSCTL_CLIENT_SECRET": "wrong"}[k]
+		return map[string]string{"WBSCTL_BASE_URL": bad.URL, "WBSCTL_CLIENT_ID": bad.ClientID, "WBSCTL_CLIENT_SECRET": "wrong",
+			"XDG_CONFIG_HOME": dir, "XDG_CACHE_HOME": dir}[k]
 	}
 	if code := root.Run(context.Background(), f, []string{"element", "list", "-o", "json"}); code != cmdutil.ExitAuth {
 		t.Fatalf("bad secret: exit %d", code)

@@ -35,7 +35,8 @@ func TestFlowExecute(t *testing.T) {
 			io, in, out, errOut := iostreams.Test()
 			in.WriteString(tt.stdin)
 			f := cmdutil.New(io)
-			env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": "integrationhub-77", "WBSCTL_CLIENT_SECRET": "flow-secret"}
+			env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": "integrationhub-77", "WBSCTL_CLIENT_SECRET": "flow-secret",
+				"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
 			f.Getenv = func(k string) string { return env[k] }
 			code := root.Run(context.Background(), f, tt.args)
 			if code != tt.code || !strings.HasPrefix(out.String(), tt.out) {
