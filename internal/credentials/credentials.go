@@ -125,10 +125,14 @@ func (f *File) Get(account string) (string, error) {
 }
 
 // Set stores a secret.
-func (f *File) Set(account, secret string) error { return f.update(func(m map[string]string) { m[account] = secret }) }
+func (f *File) Set(account, secret string) error {
+	return f.update(func(m map[string]string) { m[account] = secret })
+}
 
 // Delete removes a secret.
-func (f *File) Delete(account string) error { return f.update(func(m map[string]string) { delete(m, account) }) }
+func (f *File) Delete(account string) error {
+	return f.update(func(m map[string]string) { delete(m, account) })
+}
 
 func (f *File) update(change func(map[string]string)) error {
 	f.mu.Lock()
