@@ -114,6 +114,9 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Problem != nil:
 		p := apiErr.Problem
+		if context := strings.TrimSuffix(strings.TrimSuffix(err.Error(), apiErr.Error()), ": "); context != err.Error() && context != "" {
+			fmt.Fprintf(w, "error: %s\n", context)
+		}
 		fmt.Fprintf(w, "error: %s %s: %s\n", apiErr.Method, apiErr.Path, first(p.Title, fmt.Sprint(apiErr.StatusCode)))
 		for _, kv := range [][2]string{{"detail", p.Detail}, {"status", fmt.Sprint(apiErr.StatusCode)}, {"type", p.Type}, {"instance", p.Instance}, {"correlation id", apiErr.CorrelationID}} {
 			if kv[1] != "" {

@@ -49,10 +49,25 @@ type Keyring struct {
 	// the keyring is not called at all, so that no dbus-daemon is
 	// started on the user's behalf.
 	Getenv func(string) string
+	// Backend replaces go-keyring in tests.
+	Backend Store
 }
 
+func (k Keyring) backend() Store {
+	if k.Backend != nil {
+		return k.Backend
+	}
+	return goKeyring{}
+}
+
+type goKeyring struct{}
+
+func (goKeyring) Get(account string) (string, error) { return keyring.Get(Service, account) }
+func (goKeyring) Set(account, secret string) error   { return keyring.Set(Service, account, secret) }
+func (goKeyring) Delete(account string) error        { return keyring.Delete(Service, account) }
+
 func (k Keyring) call(fn func() error) error {
-	if runtime.GOOS == "linux" && k.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+	if k.Backend == nil && runtime.GOOS == "linux" && k.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		return ErrKeyringUnavailable
 	}
 	done := make(chan error, 1)
@@ -76,18 +91,18 @@ func (k Keyring) call(fn func() error) error {
 // Get reads a secret.
 func (k Keyring) Get(account string) (string, error) {
 	var s string
-	err := k.call(func() (err error) { s, err = keyring.Get(Service, account); return err })
+	err := k.call(func() (err error) { s, err = k.backend().Get(account); return err })
 	return s, err
 }
 
 // Set stores a secret.
 func (k Keyring) Set(account, secret string) error {
-	return k.call(func() error { return keyring.Set(Service, account, secret) })
+	return k.call(func() error { return k.backend().Set(account, secret) })
 }
 
 // Delete removes a secret.
 func (k Keyring) Delete(account string) error {
-	return k.call(func() error { return keyring.Delete(Service, account) })
+	return k.call(func() error { return k.backend().Delete(account) })
 }
 
 // File keeps secrets in a JSON file of mode 0600: only for users who chose

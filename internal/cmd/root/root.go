@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/build"
+	"github.com/wbsctl/wbsctl/internal/cmd/auth"
 	"github.com/wbsctl/wbsctl/internal/cmd/element"
 	"github.com/wbsctl/wbsctl/internal/cmd/flow"
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
@@ -28,6 +29,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	f.AddGlobalFlags(cmd)
 	cmd.AddCommand(
+		auth.NewCmdAuth(f),
 		element.NewCmdElement(f),
 		flow.NewCmdFlow(f),
 		serve.NewCmdServe(f.IO, nil),

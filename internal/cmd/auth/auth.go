@@ -1,0 +1,250 @@
+// Package auth holds `wbsctl auth`: login, status, logout and token.
+package auth
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/config"
+	"github.com/wbsctl/wbsctl/internal/credentials"
+	"github.com/wbsctl/wbsctl/sdk"
+	"golang.org/x/term"
+)
+
+// NewCmdAuth returns `wbsctl auth`.
+func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{Use: "auth <command>", Short: "Log in, inspect and log out of profiles"}
+	cmd.AddCommand(NewCmdLogin(f, nil), NewCmdStatus(f), NewCmdLogout(f), NewCmdToken(f))
+	return cmd
+}
+
+// LoginOptions are the inputs of `auth login`.
+type LoginOptions struct {
+	F               *cmdutil.Factory
+	WithSecretStdin bool
+	InsecureStorage bool
+	// ReadSecret reads the secret from a hidden prompt; tests replace it.
+	ReadSecret func() (string, error)
+}
+
+// NewCmdLogin returns `wbsctl auth login`.
+func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
+	opts := &LoginOptions{F: f, ReadSecret: promptSecret(f)}
+	cmd := &cobra.Command{
+		Use:   "login --base-url URL --client-id ID",
+		Short: "Save a profile, its secret in the OS keyring",
+		Long: `Save a profile: the base URL and client id in the configuration file, the
+secret in the OS keyring. The secret is read from a hidden prompt, or from
+standard input with --with-secret-stdin; never from a flag. A token is
+exchanged first: nothing is saved when that fails.
+
+Without an OS keyring (no D-Bus session, as in most CI containers) use
+environment variables instead, or --insecure-storage to keep the secret in
+a file of mode 0600.`,
+		Example: `  wbsctl auth login --base-url https://api.example.com --client-id integrationhub-1234
+  printenv SECRET | wbsctl auth login --profile test --base-url http://127.0.0.1:8080 --client-id integrationhub-1 --with-secret-stdin`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			run := runF
+			if run == nil {
+				run = runLogin
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.WithSecretStdin, "with-secret-stdin", false, "read the secret from standard input")
+	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "keep the secret in a 0600 file instead of the OS keyring")
+	return cmd
+}
+
+func promptSecret(f *cmdutil.Factory) func() (string, error) {
+	return func() (string, error) {
+		file, ok := f.IO.In.(*os.File)
+		if !ok || !f.IO.StdinTTY {
+			return "", &cmdutil.UsageError{Err: errors.New("no terminal to prompt for the secret: use --with-secret-stdin")}
+		}
+		fmt.Fprint(f.IO.ErrOut, "Client secret: ")
+		b, err := term.ReadPassword(int(file.Fd()))
+		fmt.Fprintln(f.IO.ErrOut)
+		return string(b), err
+	}
+}
+
+func runLogin(ctx context.Context, o *LoginOptions) error {
+	f := o.F
+	if f.Global.BaseURL == "" || f.Global.ClientID == "" {
+		return &cmdutil.UsageError{Err: errors.New("--base-url and --client-id are required")}
+	}
+	var secret string
+	var err error
+	if o.WithSecretStdin {
+		line, rerr := bufio.NewReader(f.IO.In).ReadString('\n')
+		if rerr != nil && line == "" {
+			return &cmdutil.UsageError{Err: errors.New("--with-secret-stdin: standard input is empty")}
+		}
+		secret = strings.TrimRight(line, "\r\n")
+	} else if secret, err = o.ReadSecret(); err != nil {
+		return err
+	}
+	if secret == "" {
+		return &cmdutil.UsageError{Err: errors.New("the secret is empty")}
+	}
+	cfg, dir, err := f.Config()
+	if err != nil {
+		return err
+	}
+	creds := &cmdutil.Credentials{BaseURL: strings.TrimRight(f.Global.BaseURL, "/"), ClientID: f.Global.ClientID, Secret: secret}
+	c, err := f.ClientFor(creds)
+	if err != nil {
+		return err
+	}
+	tok, err := c.Token(ctx)
+	if err != nil {
+		return fmt.Errorf("login: the platform refused the credential, nothing was saved: %w", err)
+	}
+	storage := config.StorageKeyring
+	if o.InsecureStorage {
+		storage = config.StorageFile
+	}
+	if err := f.SecretStore(storage, dir).Set(credentials.Account(creds.ClientID, creds.BaseURL), secret); err != nil {
+		return &cmdutil.AuthError{Err: fmt.Errorf("login: saving the secret: %w", err)}
+	}
+	name := f.ProfileName(cfg)
+	cfg.Profiles[name] = config.Profile{BaseURL: creds.BaseURL, ClientID: creds.ClientID, SecretStorage: storage}
+	if cfg.CurrentProfile == "" {
+		cfg.CurrentProfile = name
+	}
+	if err := cfg.Save(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "logged in to %s as %s (profile %q, secret in the %s, token valid until %s)\n",
+		creds.BaseURL, creds.ClientID, name, storage, tok.ExpiresAt.Format(time.RFC3339))
+	return nil
+}
+
+// Status is what `auth status` reports; it never holds the secret.
+type Status struct {
+	Profile        string    `json:"profile"`
+	BaseURL        string    `json:"baseUrl"`
+	ClientID       string    `json:"clientId"`
+	SecretSource   string    `json:"secretSource"`
+	TokenCached    bool      `json:"tokenCached"`
+	TokenValid     bool      `json:"tokenValid"`
+	TokenExpiresAt time.Time `json:"tokenExpiresAt,omitzero"`
+}
+
+// NewCmdStatus returns `wbsctl auth status`.
+func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the profile in use, where its secret is kept, and its cached token's validity",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Resolve()
+			if err != nil {
+				return err
+			}
+			st := Status{Profile: c.Profile, BaseURL: c.BaseURL, ClientID: c.ClientID, SecretSource: c.Source}
+			if cache, err := f.TokenCache(); err == nil {
+				if tok, ok, _ := cache.Get(cmd.Context(), sdk.TokenCacheKey{BaseURL: strings.TrimRight(c.BaseURL, "/"), ClientID: c.ClientID}); ok {
+					st.TokenCached, st.TokenValid, st.TokenExpiresAt = true, tok.Valid(time.Now()), tok.ExpiresAt
+				}
+			}
+			if asJSON || f.Global.Output == "json" {
+				f.Global.Output = "json"
+				p, err := f.Printer()
+				if err != nil {
+					return err
+				}
+				return p.Single(st)
+			}
+			w := f.IO.Out
+			fmt.Fprintf(w, "profile:   %s\nbase URL:  %s\nclient id: %s\nsecret:    %s\n", st.Profile, st.BaseURL, st.ClientID, first(st.SecretSource, "none"))
+			switch {
+			case st.TokenValid:
+				fmt.Fprintf(w, "token:     cached, valid until %s\n", st.TokenExpiresAt.Format(time.RFC3339))
+			case st.TokenCached:
+				fmt.Fprintf(w, "token:     cached, expired at %s\n", st.TokenExpiresAt.Format(time.RFC3339))
+			default:
+				fmt.Fprintln(w, "token:     none cached")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+// NewCmdLogout returns `wbsctl auth logout`.
+func NewCmdLogout(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout",
+		Short: "Remove the profile, its secret and its cached token",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, dir, err := f.Config()
+			if err != nil {
+				return err
+			}
+			name := f.ProfileName(cfg)
+			prof, ok := cfg.Profiles[name]
+			if !ok {
+				return fmt.Errorf("no profile %q", name)
+			}
+			err = f.SecretStore(prof.SecretStorage, dir).Delete(credentials.Account(prof.ClientID, prof.BaseURL))
+			if err != nil && !errors.Is(err, credentials.ErrNotFound) {
+				return &cmdutil.AuthError{Err: fmt.Errorf("logout: removing the secret: %w", err)}
+			}
+			if cache, err := f.TokenCache(); err == nil {
+				_ = cache.Remove(sdk.TokenCacheKey{BaseURL: prof.BaseURL, ClientID: prof.ClientID})
+			}
+			delete(cfg.Profiles, name)
+			if cfg.CurrentProfile == name {
+				cfg.CurrentProfile = ""
+			}
+			if err := cfg.Save(dir); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.ErrOut, "logged out of profile %q\n", name)
+			return nil
+		},
+	}
+}
+
+// NewCmdToken returns `wbsctl auth token`.
+func NewCmdToken(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "token",
+		Short: "Print a valid access token, for scripts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Client()
+			if err != nil {
+				return err
+			}
+			tok, err := c.Token(cmd.Context())
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(f.IO.Out, tok.AccessToken)
+			return err
+		},
+	}
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

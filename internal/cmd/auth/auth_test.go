@@ -1,0 +1,189 @@
+package auth_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wbsctl/wbsctl/internal/cmd/root"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/credentials"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+// fakeKeyring is a keyring in memory; with forbidden set, any call fails
+// the test.
+type fakeKeyring struct {
+	t         *testing.T
+	forbidden bool
+	mu        sync.Mutex
+	m         map[string]string
+}
+
+func (k *fakeKeyring) check() {
+	if k.forbidden {
+		k.t.Error("the keyring was touched")
+	}
+}
+func (k *fakeKeyring) Get(a string) (string, error) {
+	k.check()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	s, ok := k.m[a]
+	if !ok {
+		return "", credentials.ErrNotFound
+	}
+	return s, nil
+}
+func (k *fakeKeyring) Set(a, s string) error {
+	k.check()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m[a] = s
+	return nil
+}
+func (k *fakeKeyring) Delete(a string) error {
+	k.check()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, a)
+	return nil
+}
+
+type env struct {
+	t        *testing.T
+	vars     map[string]string
+	keyring  *fakeKeyring
+	cfg, cch string
+}
+
+func newEnv(t *testing.T) *env {
+	cfg, cch := t.TempDir(), t.TempDir()
+	return &env{t: t, keyring: &fakeKeyring{t: t, m: map[string]string{}}, cfg: cfg, cch: cch,
+		vars: map[string]string{"XDG_CONFIG_HOME": cfg, "XDG_CACHE_HOME": cch}}
+}
+
+func (e *env) run(stdin string, args ...string) (int, string, string) {
+	io, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	f := cmdutil.New(io)
+	f.Getenv = func(k string) string { return e.vars[k] }
+	f.Keyring = e.keyring
+	code := root.Run(context.Background(), f, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestLoginStatusTokenLogout(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	e := newEnv(t)
+	code, _, errOut := e.run(srv.ClientSecret+"\n", "auth", "login", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin")
+	if code != 0 || !strings.Contains(errOut, "logged in") {
+		t.Fatalf("login: %d %s", code, errOut)
+	}
+	// Only the secret is in the keyring, scoped by client id and URL.
+	if e.keyring.m[credentials.Account(srv.ClientID, srv.URL)] != srv.ClientSecret || len(e.keyring.m) != 1 {
+		t.Fatalf("keyring: %v", e.keyring.m)
+	}
+	cfgFile := filepath.Join(e.cfg, "wbsctl", "config.yaml")
+	tokFile := filepath.Join(e.cch, "wbsctl", "tokens.json")
+	for _, p := range []string{cfgFile, tokFile} {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v %v", p, err, st)
+		}
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), srv.ClientSecret) {
+			t.Fatalf("%s holds the secret", p)
+		}
+	}
+	code, out, _ := e.run("", "auth", "status", "--json")
+	var st map[string]any
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || st["secretSource"] != "keyring" || st["tokenValid"] != true || st["clientId"] != srv.ClientID {
+		t.Fatalf("status: %d %s", code, out)
+	}
+	if strings.Contains(out, srv.ClientSecret) {
+		t.Fatal("status shows the secret")
+	}
+	exchanges := srv.Stats().TokenExchanges
+	for range 5 {
+		if code, _, errOut := e.run("", "element", "list"); code != 0 {
+			t.Fatalf("list with the profile: %s", errOut)
+		}
+	}
+	code, out, _ = e.run("", "auth", "token")
+	if code != 0 || strings.Count(out, ".") != 2 {
+		t.Fatalf("token: %q", out)
+	}
+	if got := srv.Stats().TokenExchanges; got != exchanges {
+		t.Fatalf("six commands made %d token exchanges, want 0 beyond login's", got-exchanges)
+	}
+	if code, _, _ := e.run("", "auth", "logout"); code != 0 || len(e.keyring.m) != 0 {
+		t.Fatalf("logout: %d %v", code, e.keyring.m)
+	}
+	if code, _, _ := e.run("", "element", "list"); code != cmdutil.ExitAuth {
+		t.Fatalf("after logout: exit %d, want %d", code, cmdutil.ExitAuth)
+	}
+}
+
+func TestFailedLoginSavesNothing(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	e := newEnv(t)
+	code, _, errOut := e.run("not-the-secret\n", "auth", "login", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin")
+	if code != cmdutil.ExitAuth || !strings.Contains(errOut, "nothing was saved") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if len(e.keyring.m) != 0 {
+		t.Fatal("a refused secret was stored")
+	}
+	if _, err := os.Stat(filepath.Join(e.cfg, "wbsctl", "config.yaml")); !os.IsNotExist(err) {
+		t.Fatal("a config was written")
+	}
+}
+
+func TestInsecureStorageKeepsTheSecretInA0600File(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	e := newEnv(t)
+	e.keyring.forbidden = true
+	code, _, errOut := e.run(srv.ClientSecret+"\n", "auth", "login", "--profile", "ci", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin", "--insecure-storage")
+	if code != 0 {
+		t.Fatalf("login: %s", errOut)
+	}
+	st, err := os.Stat(filepath.Join(e.cfg, "wbsctl", "secrets.json"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file: %v %v", err, st)
+	}
+	if code, _, errOut := e.run("", "element", "list", "--profile", "ci"); code != 0 {
+		t.Fatalf("list: %s", errOut)
+	}
+}
+
+func TestEnvironmentCredentialsNeverTouchTheKeyring(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	e := newEnv(t)
+	e.keyring.forbidden = true
+	e.vars["WBSCTL_BASE_URL"], e.vars["WBSCTL_CLIENT_ID"], e.vars["WBSCTL_CLIENT_SECRET"] = srv.URL, srv.ClientID, srv.ClientSecret
+	if code, _, errOut := e.run("", "element", "list"); code != 0 {
+		t.Fatalf("list: %s", errOut)
+	}
+	code, out, _ := e.run("", "auth", "status")
+	if code != 0 || !strings.Contains(out, "secret:    environment") || strings.Contains(out, srv.ClientSecret) {
+		t.Fatalf("status: %s", out)
+	}
+}
+
+func TestLoginWithoutTerminalOrStdinIsAUsageError(t *testing.T) {
+	e := newEnv(t)
+	code, _, errOut := e.run("", "auth", "login", "--base-url", "http://127.0.0.1:1", "--client-id", "x")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--with-secret-stdin") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
