@@ -1,6 +1,8 @@
 package sdk
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"math/rand/v2"
 	"net"
@@ -57,7 +59,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // decide tells whether to retry req after err on the given attempt, and how
 // long to wait first.
 func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration, bool) {
-	if attempt >= p.MaxAttempts {
+	if attempt >= p.MaxAttempts || permanent(err) {
 		return 0, false
 	}
 	var apiErr *APIError
@@ -83,6 +85,16 @@ func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration
 		return min(apiErr.RetryAfter, p.MaxRetryAfter), true
 	}
 	return p.backoff(attempt), true
+}
+
+// permanent reports transport errors that a retry cannot mend: a
+// certificate that does not verify stays so.
+func permanent(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid)
 }
 
 // backoff is the full-jitter wait after the given attempt.

@@ -4,12 +4,17 @@
 package cmdutil
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -48,6 +53,7 @@ type GlobalOptions struct {
 	Template     string
 	Debug        bool
 	InsecureHTTP bool
+	CAFile       string
 }
 
 // New returns a Factory over the process's streams and environment.
@@ -68,6 +74,19 @@ func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	fl.StringVar(&g.Template, "template", "", "render the JSON output with a Go template")
 	fl.BoolVar(&g.Debug, "debug", false, "log each HTTP attempt on stderr, secrets redacted (env WBSCTL_DEBUG=1)")
 	fl.BoolVar(&g.InsecureHTTP, "insecure-http", false, "allow credentials over plain HTTP to a host other than loopback")
+	fl.StringVar(&g.CAFile, "ca-file", "", "PEM file of extra certificate authorities to trust (corporate TLS)")
+	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		cfg, _, err := f.Config()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var names []string
+		for name := range cfg.Profiles {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
 }
 
 // Printer returns an output printer for the global output flags.
@@ -184,6 +203,13 @@ func (f *Factory) ClientFor(c *Credentials) (*sdk.Client, error) {
 		return nil, err
 	}
 	opts := []sdk.Option{sdk.WithUserAgent("wbsctl/" + build.Version)}
+	if f.Global.CAFile != "" {
+		hc, err := httpClientWithCA(f.Global.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, sdk.WithHTTPClient(hc))
+	}
 	switch {
 	case c.ClientID != "" && c.Secret != "":
 		opts = append(opts, sdk.WithCredentials(c.ClientID, c.Secret))
@@ -200,6 +226,45 @@ func (f *Factory) ClientFor(c *Credentials) (*sdk.Client, error) {
 	}
 	opts = append(opts, f.ClientOptions...)
 	return sdk.NewClient(c.BaseURL, opts...)
+}
+
+// httpClientWithCA trusts the system's authorities and those in file.
+func httpClientWithCA(file string) (*http.Client, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("--ca-file: %w", err)}
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, &UsageError{Err: fmt.Errorf("--ca-file %s: no PEM certificate in it", file)}
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return &http.Client{Transport: tr}, nil
+}
+
+// CompleteCodes completes element codes from the first pages of the list,
+// quickly: completion must not hang a shell.
+func (f *Factory) CompleteCodes(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	c, err := f.Client()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
+	defer cancel()
+	var codes []string
+	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: 100}) {
+		if err != nil || len(codes) >= 1000 {
+			break
+		}
+		if strings.HasPrefix(el.Code, prefix) {
+			codes = append(codes, el.Code)
+		}
+	}
+	return codes, cobra.ShellCompDirectiveNoFileComp
 }
 
 // checkTransport refuses to send credentials over plain HTTP to a host

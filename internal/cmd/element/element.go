@@ -187,8 +187,9 @@ type UpdateOptions struct {
 func NewCmdUpdate(f *cmdutil.Factory, runF func(context.Context, *UpdateOptions) error) *cobra.Command {
 	opts := &UpdateOptions{F: f}
 	cmd := &cobra.Command{
-		Use:   "update CODE",
-		Short: "Update a WBS element",
+		Use:               "update CODE",
+		ValidArgsFunction: f.CompleteCodes,
+		Short:             "Update a WBS element",
 		Long: `Update a WBS element. Fields not given stay as they are. Whether --org adds
 to the element's business organizations or replaces them depends on the
 platform.`,
@@ -266,8 +267,9 @@ type DeleteOptions struct {
 func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
 	opts := &DeleteOptions{F: f}
 	return &cobra.Command{
-		Use:   "delete CODE...",
-		Short: "Delete WBS elements",
+		Use:               "delete CODE...",
+		ValidArgsFunction: f.CompleteCodes,
+		Short:             "Delete WBS elements",
 		Long: `Delete WBS elements. Every code is tried; when some fail and others succeed,
 wbsctl exits with 6 (partial failure).`,
 		Args: cobra.MinimumNArgs(1),
@@ -311,9 +313,10 @@ func runDelete(ctx context.Context, o *DeleteOptions) error {
 func NewCmdOrgList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
 	opts := &ListOptions{F: f}
 	cmd := &cobra.Command{
-		Use:   "list CODE",
-		Short: "List the business organizations of a WBS element",
-		Args:  cobra.ExactArgs(1),
+		Use:               "list CODE",
+		ValidArgsFunction: f.CompleteCodes,
+		Short:             "List the business organizations of a WBS element",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code = args[0]
 			return pick(runF, runOrgList)(cmd.Context(), opts)
@@ -371,10 +374,11 @@ type OrgRemoveOptions struct {
 func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOptions) error) *cobra.Command {
 	opts := &OrgRemoveOptions{F: f}
 	return &cobra.Command{
-		Use:     "remove CODE TYPE=CODE...",
-		Short:   "Remove business organizations from a WBS element",
-		Example: `  wbsctl element org remove P-100.01 company=1000 branch=B1`,
-		Args:    cobra.MinimumNArgs(2),
+		Use:               "remove CODE TYPE=CODE...",
+		ValidArgsFunction: f.CompleteCodes,
+		Short:             "Remove business organizations from a WBS element",
+		Example:           `  wbsctl element org remove P-100.01 company=1000 branch=B1`,
+		Args:              cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code, opts.Orgs = args[0], args[1:]
 			return pick(runF, runOrgRemove)(cmd.Context(), opts)
