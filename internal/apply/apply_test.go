@@ -1,0 +1,199 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+func testClient(t *testing.T, srv *wbstest.Server) *sdk.Client {
+	t.Helper()
+	c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret),
+		sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 10, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxRetryAfter: time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// records makes n records with one or two organizations each.
+func records(n int) []Record {
+	recs := make([]Record, n)
+	for i := range recs {
+		d := fmt.Sprintf("Element %d", i)
+		orgs := []sdk.BusinessOrganization{{Code: fmt.Sprint(1000 + i%7), EntityType: "company"}}
+		if i%3 == 0 {
+			orgs = append(orgs, sdk.BusinessOrganization{Code: fmt.Sprintf("B%d", i%11), EntityType: "branch"})
+		}
+		recs[i] = Record{Line: i + 2, Code: fmt.Sprintf("P-%05d", i), Description: &d, IsActive: sdk.Bool(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
+	}
+	return recs
+}
+
+func converge(t *testing.T, c *sdk.Client, recs []Record, prune bool) ([]Result, *Plan) {
+	t.Helper()
+	ctx := context.Background()
+	plan, err := BuildPlan(ctx, c, recs, PlanOptions{Prune: prune})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := Execute(ctx, c, plan, ExecuteOptions{AllowPrune: prune})
+	for _, r := range results {
+		if r.Status != StatusOK {
+			t.Fatalf("record %s: %+v", r.Code, r)
+		}
+	}
+	return results, plan
+}
+
+// assertState checks that the server holds exactly the records.
+func assertState(t *testing.T, srv *wbstest.Server, recs []Record) {
+	t.Helper()
+	els := srv.Elements()
+	if len(els) != len(recs) {
+		t.Fatalf("server holds %d elements, want %d", len(els), len(recs))
+	}
+	byCode := map[string]wbstest.Element{}
+	for _, e := range els {
+		byCode[e.Code] = e
+	}
+	for _, r := range recs {
+		e, ok := byCode[r.Code]
+		if !ok {
+			t.Fatalf("%s missing", r.Code)
+		}
+		if deref(e.Description) != deref(r.Description) || e.IsActive != (r.IsActive == nil || *r.IsActive) {
+			t.Fatalf("%s: %+v, want %+v", r.Code, e, r)
+		}
+		var got, want []string
+		for _, o := range e.BusinessOrganizations {
+			got = append(got, o.EntityType+"="+o.Code)
+		}
+		for _, o := range r.Organizations {
+			want = append(want, o.String())
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, ";") != strings.Join(want, ";") {
+			t.Fatalf("%s: links %v, want %v", r.Code, got, want)
+		}
+	}
+}
+
+func writes(st wbstest.Stats) int {
+	return st.Requests[wbstest.OpCreate] + st.Requests[wbstest.OpUpdate] + st.Requests[wbstest.OpDelete] + st.Requests[wbstest.OpDeleteLinks]
+}
+
+func TestLoadRerunAndChangesForBothLinkModes(t *testing.T) {
+	for _, mode := range []wbstest.OrgUpdateMode{wbstest.OrgMerge, wbstest.OrgReplace} {
+		t.Run(fmt.Sprint("mode ", mode), func(t *testing.T) {
+			srv := wbstest.NewServer(wbstest.WithOrgUpdateMode(mode))
+			defer srv.Close()
+			c := testClient(t, srv)
+			recs := records(2000)
+			converge(t, c, recs, false)
+			if got := srv.Stats().Requests[wbstest.OpCreate]; got != 2000 {
+				t.Fatalf("%d creates for 2,000 new elements, want 2000 (links inlined)", got)
+			}
+			assertState(t, srv, recs)
+
+			srv.ResetStats()
+			_, plan := converge(t, c, recs, false)
+			st := srv.Stats()
+			if writes(st) != 0 || plan.Pending() {
+				t.Fatalf("the same file again wrote %d times", writes(st))
+			}
+			if st.Requests[wbstest.OpList] != 20 {
+				t.Fatalf("%d list pages for 2,000 elements, want 20 at 100 a page", st.Requests[wbstest.OpList])
+			}
+
+			// 100 changes: 25 descriptions, 25 flags, 25 added links,
+			// 25 links swapped for others.
+			changed := append([]Record(nil), recs...)
+			want := 0
+			for i := 0; i < 100; i++ {
+				r := &changed[i*20]
+				r.Organizations = append([]sdk.BusinessOrganization(nil), r.Organizations...)
+				switch i % 4 {
+				case 0:
+					d := "changed"
+					r.Description = &d
+					want++
+				case 1:
+					r.IsActive = sdk.Bool(!*r.IsActive)
+					want++
+				case 2:
+					r.Organizations = append(r.Organizations, sdk.BusinessOrganization{Code: "NEW", EntityType: "department"})
+					want++ // one update with the whole set
+				case 3:
+					r.Organizations = []sdk.BusinessOrganization{{Code: "X", EntityType: "company"}}
+					want += 2 // remove the old links, then set the new one
+				}
+			}
+			srv.ResetStats()
+			_, plan = converge(t, c, changed, false)
+			if got := plan.Counts()[ActionUpdate]; got != 100 {
+				t.Fatalf("plan updates %d elements, want 100", got)
+			}
+			if got := writes(srv.Stats()); got != want {
+				t.Fatalf("%d writes for 100 changes, want %d", got, want)
+			}
+			assertState(t, srv, changed)
+		})
+	}
+}
+
+func TestPruneDeletesOnlyWhatTheFileDoesNotName(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "OLD", IsActive: true})
+	c := testClient(t, srv)
+	recs := records(5)
+	converge(t, c, recs, true)
+	assertState(t, srv, recs)
+}
+
+func TestLoadSurvivesFaults(t *testing.T) {
+	srv := wbstest.NewServer(wbstest.WithSeed(42), wbstest.WithFaults(
+		wbstest.FaultRule{Kind: wbstest.FaultStatus, Status: 500, Probability: 0.025},
+		wbstest.FaultRule{Kind: wbstest.FaultStatus, Status: 502, Probability: 0.025},
+		wbstest.FaultRule{Kind: wbstest.FaultStatus, Status: 503, Probability: 0.025},
+		wbstest.FaultRule{Kind: wbstest.FaultStatus, Status: 504, Probability: 0.025},
+		wbstest.FaultRule{Kind: wbstest.FaultStatus, Status: 429, RetryAfter: time.Second, Probability: 0.05},
+		wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultReset, Probability: 0.02},
+		wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultReset, Probability: 0.02},
+		wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultDropAfterCommit, Probability: 0.02},
+		wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultDropAfterCommit, Probability: 0.02},
+	))
+	defer srv.Close()
+	c := testClient(t, srv)
+	recs := records(2000)
+	converge(t, c, recs, false) // fails the test on any record not ok
+	assertState(t, srv, recs)
+	st := srv.Stats()
+	if st.Creates != 2000 {
+		t.Fatalf("%d creates stored for 2,000 elements: a duplicate or a loss", st.Creates)
+	}
+	total := 0
+	for _, n := range st.Faults {
+		total += n
+	}
+	t.Logf("faults injected: %v (%d in all), requests: %v", st.Faults, total, st.Requests)
+	if st.Faults[wbstest.FaultDropAfterCommit] == 0 || st.Faults[wbstest.FaultReset] == 0 || st.Faults[wbstest.FaultStatus] == 0 {
+		t.Fatal("a fault kind never fired")
+	}
+	// A second run with faults converges to nothing to do.
+	changed := append([]Record(nil), recs...)
+	for i := 0; i < 200; i++ {
+		d := "changed under faults"
+		changed[i*10].Description = &d
+	}
+	converge(t, c, changed, false)
+	assertState(t, srv, changed)
+}

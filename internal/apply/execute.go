@@ -1,0 +1,342 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// Status is the outcome of one change.
+type Status string
+
+// The statuses of a result.
+const (
+	StatusOK      Status = "ok"
+	StatusFailed  Status = "failed"
+	StatusSkipped Status = "skipped" // not started: interrupted, or a prune held back
+	StatusInvalid Status = "invalid" // left out by --skip-invalid
+)
+
+// Result is what happened to one record (or one pruned element).
+type Result struct {
+	Line          int    `json:"line,omitempty"`
+	Code          string `json:"wbsElementCode"`
+	Action        Action `json:"action"`
+	Status        Status `json:"status"`
+	HTTPStatus    int    `json:"httpStatus,omitempty"`
+	ProblemType   string `json:"problemType,omitempty"`
+	Detail        string `json:"detail,omitempty"`
+	CorrelationID string `json:"correlationId,omitempty"`
+	// Note tells how an unclear outcome was settled, such as a create
+	// whose answer was lost and that was found done on reading back.
+	Note string `json:"note,omitempty"`
+}
+
+// ExecuteOptions steers Execute.
+type ExecuteOptions struct {
+	// Concurrency bounds the requests in flight. Default 4.
+	Concurrency int
+	// PageSize is the page size of the read-back of unclear creates.
+	PageSize int
+	// Stop, when closed, lets the requests in flight finish and starts no
+	// more work; the changes not started are reported as skipped.
+	Stop <-chan struct{}
+	// OnResult is called once per finished change, from several
+	// goroutines at once.
+	OnResult func(Result)
+	// AllowPrune must be true for the plan's deletions to run; the caller
+	// sets it after confirmation. Deletions also wait until every other
+	// change succeeded.
+	AllowPrune bool
+}
+
+// maxResolveRounds bounds how often creates with an unknown outcome are
+// read back and retried.
+const maxResolveRounds = 5
+
+// Execute carries out the plan and returns one result per change, in plan
+// order. A failed change does not stop the others. Deletions run last and
+// only when every other change succeeded and nothing stopped the run.
+func Execute(ctx context.Context, c *sdk.Client, plan *Plan, opts ExecuteOptions) []Result {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 4
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 100
+	}
+	e := &executor{c: c, opts: opts, results: make([]Result, len(plan.Changes))}
+	var writes, deletes []int
+	for i, ch := range plan.Changes {
+		e.results[i] = Result{Line: ch.Line, Code: ch.Code, Action: ch.Action, Status: StatusSkipped}
+		switch ch.Action {
+		case ActionUnchanged:
+			e.results[i].Status = StatusOK
+		case ActionDelete:
+			deletes = append(deletes, i)
+		default:
+			writes = append(writes, i)
+		}
+	}
+	e.runAll(ctx, plan, writes)
+	e.resolveUnknown(ctx, plan)
+	if len(deletes) > 0 && opts.AllowPrune && !e.failedOrStopped() {
+		e.runAll(ctx, plan, deletes)
+	}
+	for i := range e.results {
+		if e.results[i].Status == StatusSkipped && plan.Changes[i].Action == ActionDelete && !opts.AllowPrune {
+			e.results[i].Detail = "prune not confirmed"
+		}
+	}
+	return e.results
+}
+
+type executor struct {
+	c    *sdk.Client
+	opts ExecuteOptions
+
+	mu      sync.Mutex
+	results []Result
+	// unknown holds the plan indexes of creates whose outcome is unknown.
+	unknown []int
+}
+
+func (e *executor) stopped() bool {
+	select {
+	case <-e.opts.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (e *executor) failedOrStopped() bool {
+	if e.stopped() {
+		return true
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range e.results {
+		if r.Status == StatusFailed || (r.Status == StatusSkipped && r.Action != ActionDelete) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *executor) runAll(ctx context.Context, plan *Plan, idx []int) {
+	run(e.opts.Concurrency, len(idx), e.opts.Stop, func(k int) {
+		i := idx[k]
+		ch := &plan.Changes[i]
+		ack, err := e.apply(ctx, ch)
+		if ch.Action == ActionCreate && errors.Is(err, sdk.ErrOutcomeUnknown) {
+			e.mu.Lock()
+			e.unknown = append(e.unknown, i)
+			e.mu.Unlock()
+			return
+		}
+		e.finish(i, ack, err, "")
+	})
+}
+
+// apply sends the requests of one change.
+func (e *executor) apply(ctx context.Context, ch *Change) (*sdk.Acknowledgement, error) {
+	switch ch.Action {
+	case ActionCreate:
+		return e.c.WBSElements.Create(ctx, createRequest(ch.record))
+	case ActionDelete:
+		var ack *sdk.Acknowledgement
+		err := retrySafe(ctx, func() (err error) { ack, err = e.c.WBSElements.Delete(ctx, ch.Code); return err })
+		if errors.Is(err, sdk.ErrNotFound) {
+			// Gone already, for instance when an earlier attempt's
+			// answer was lost: the goal is met.
+			return &sdk.Acknowledgement{}, nil
+		}
+		return ack, err
+	default:
+		var ack *sdk.Acknowledgement
+		if len(ch.RemoveOrganizations) > 0 {
+			err := retrySafe(ctx, func() (err error) {
+				ack, err = e.c.WBSElements.DeleteBusinessOrganizations(ctx, ch.Code,
+					&sdk.DeleteBusinessOrganizationsRequest{BusinessOrganizations: ch.RemoveOrganizations})
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		if ch.update != nil {
+			err := retrySafe(ctx, func() (err error) { ack, err = e.c.WBSElements.Update(ctx, ch.Code, ch.update); return err })
+			return ack, err
+		}
+		return ack, nil
+	}
+}
+
+func (e *executor) finish(i int, ack *sdk.Acknowledgement, err error, note string) {
+	e.mu.Lock()
+	r := &e.results[i]
+	r.Note = note
+	if err != nil {
+		fillFailure(r, err)
+	} else {
+		r.Status, r.Detail = StatusOK, ""
+		if ack != nil {
+			r.CorrelationID = ack.CorrelationID
+		}
+	}
+	res := *r
+	e.mu.Unlock()
+	if e.opts.OnResult != nil {
+		e.opts.OnResult(res)
+	}
+}
+
+// fillFailure copies what the platform said about a failure into r.
+func fillFailure(r *Result, err error) {
+	r.Status = StatusFailed
+	r.Detail = err.Error()
+	var apiErr *sdk.APIError
+	if errors.As(err, &apiErr) {
+		r.HTTPStatus = apiErr.StatusCode
+		r.CorrelationID = apiErr.CorrelationID
+		if p := apiErr.Problem; p != nil {
+			r.ProblemType = p.Type
+			switch {
+			case p.Detail != "":
+				r.Detail = p.Detail
+			case p.Title != "":
+				r.Detail = p.Title
+			}
+		} else if apiErr.Message != "" {
+			r.Detail = apiErr.Message
+		}
+	}
+}
+
+// resolveUnknown settles the creates whose answer was lost: one read of
+// the element list shows which ones the platform holds. A present element
+// is brought to the record (its links may be missing if the platform
+// stored it partly); an absent one is created again. This repeats for the
+// creates that stay unclear, up to maxResolveRounds times.
+func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
+	for round := 1; len(e.unknown) > 0; round++ {
+		pending := e.unknown
+		e.unknown = nil
+		if round > maxResolveRounds || e.stopped() {
+			for _, i := range pending {
+				e.finish(i, nil, fmt.Errorf("create %q: outcome still unknown after %d read-backs", plan.Changes[i].Code, maxResolveRounds), "")
+			}
+			return
+		}
+		current, err := readElements(ctx, e.c, e.opts.PageSize)
+		if err != nil {
+			for _, i := range pending {
+				e.finish(i, nil, fmt.Errorf("create %q: outcome unknown and the read-back failed: %w", plan.Changes[i].Code, err), "")
+			}
+			return
+		}
+		run(e.opts.Concurrency, len(pending), e.opts.Stop, func(k int) {
+			i := pending[k]
+			ch := plan.Changes[i]
+			el, ok := current[ch.Code]
+			if !ok {
+				ack, err := e.c.WBSElements.Create(ctx, createRequest(ch.record))
+				if errors.Is(err, sdk.ErrOutcomeUnknown) {
+					e.mu.Lock()
+					e.unknown = append(e.unknown, i)
+					e.mu.Unlock()
+					return
+				}
+				e.finish(i, ack, err, "created again: the first create's answer was lost and the element was absent")
+				return
+			}
+			fix := diffElement(ch.record, el)
+			if ch.record.OrganizationsSet {
+				have, err := readLinks(ctx, e.c, ch.Code, e.opts.PageSize)
+				if err != nil {
+					e.finish(i, nil, err, "")
+					return
+				}
+				add, remove := diffLinks(have, ch.record.Organizations)
+				setLinkChanges(&fix, add, remove)
+			}
+			note := "the create's answer was lost; the element was found created"
+			if fix.Action == ActionUnchanged {
+				e.finish(i, &sdk.Acknowledgement{}, nil, note)
+				return
+			}
+			ack, err := e.apply(ctx, &fix)
+			e.finish(i, ack, err, note+" and brought to the record")
+		})
+	}
+}
+
+// maxServerErrorTries bounds how often a request that is safe to repeat is
+// sent again after a 500, which the SDK does not retry on its own (a 500
+// may be a bug that a retry repeats; in a bulk load a few more tries are
+// cheaper than a failed record).
+const maxServerErrorTries = 5
+
+// retrySafe runs fn, an idempotent step, again after a 500-class answer.
+func retrySafe(ctx context.Context, fn func() error) error {
+	var err error
+	for try := 1; ; try++ {
+		err = fn()
+		var apiErr *sdk.APIError
+		if err == nil || try == maxServerErrorTries || !errors.As(err, &apiErr) || apiErr.StatusCode < 500 {
+			return err
+		}
+		t := time.NewTimer(time.Duration(try) * 20 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+	}
+}
+
+// createRequest is the create of a record, links inlined so that a new
+// element costs one request.
+func createRequest(r *Record) *sdk.CreateWBSElementRequest {
+	req := &sdk.CreateWBSElementRequest{Code: r.Code, IsActive: r.IsActive}
+	if r.Description != nil && *r.Description != "" {
+		req.Description = r.Description
+	}
+	if r.OrganizationsSet {
+		req.BusinessOrganizations = dedupe(r.Organizations)
+	}
+	return req
+}
+
+// run calls fn for 0..n-1 with at most limit calls at once, starting no
+// call once stop is closed.
+func run(limit, n int, stop <-chan struct{}, fn func(int)) {
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for k := 0; k < n; k++ {
+		select {
+		case <-stop:
+			wg.Wait()
+			return
+		case sem <- struct{}{}:
+		}
+		select {
+		case <-stop:
+			<-sem
+			wg.Wait()
+			return
+		default:
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			fn(k)
+		}()
+	}
+	wg.Wait()
+}

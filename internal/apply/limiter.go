@@ -1,0 +1,160 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Limiter paces the requests of a run: one token bucket shared by all
+// workers, slowed down by what the platform says of its own limit. It
+// implements sdk.Limiter and sdk.ResponseObserver.
+//
+// The platform documents 240 requests per minute per key. A fixed rate
+// alone is not enough: other processes may use the same key, and the
+// platform's window may not line up with ours. So when an answer says that
+// no request is left in the window (RateLimit-Remaining: 0), or the
+// platform answers 429, every worker pauses until the window resets; and
+// when few requests are left for the rest of the window, the rate drops to
+// spread them evenly.
+type Limiter struct {
+	bucket *rate.Limiter
+	base   rate.Limit
+	now    func() time.Time
+
+	mu         sync.Mutex
+	pauseUntil time.Time
+
+	attempts  atomic.Int64
+	throttled atomic.Int64
+}
+
+// NewLimiter returns a limiter of perMinute requests per minute; zero or
+// less means no fixed rate (the platform's headers still pace it).
+func NewLimiter(perMinute float64) *Limiter {
+	l := &Limiter{now: time.Now, base: rate.Inf}
+	if perMinute > 0 {
+		l.base = rate.Limit(perMinute / 60)
+	}
+	// A burst of one keeps any 60-second window within the rate.
+	l.bucket = rate.NewLimiter(l.base, 1)
+	return l
+}
+
+// ParseRate reads a rate such as "240/min", "4/s" or "1000/h"; "0" or
+// "unlimited" is no fixed rate. It returns requests per minute.
+func ParseRate(s string) (float64, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	if s == "0" || s == "unlimited" || s == "" {
+		return 0, nil
+	}
+	num, unit, ok := strings.Cut(s, "/")
+	if !ok {
+		unit = "min"
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("rate %q: want a number of requests per unit, such as 240/min", s)
+	}
+	switch strings.TrimSpace(unit) {
+	case "s", "sec", "second":
+		return n * 60, nil
+	case "m", "min", "minute":
+		return n, nil
+	case "h", "hour":
+		return n / 60, nil
+	}
+	return 0, fmt.Errorf("rate %q: unit must be s, min or h", s)
+}
+
+// Wait blocks until the next request may start, or ctx ends.
+func (l *Limiter) Wait(ctx context.Context) error {
+	l.attempts.Add(1)
+	for {
+		l.mu.Lock()
+		d := l.pauseUntil.Sub(l.now())
+		l.mu.Unlock()
+		if d <= 0 {
+			break
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		}
+	}
+	return l.bucket.Wait(ctx)
+}
+
+// ObserveResponse adapts the pace to the platform's RateLimit-* headers
+// and to 429 answers.
+func (l *Limiter) ObserveResponse(status int, h http.Header) {
+	now := l.now()
+	reset, hasReset := headerSeconds(h, "RateLimit-Reset")
+	remaining, hasRemaining := headerNumber(h, "RateLimit-Remaining")
+	var pause time.Duration
+	if status == http.StatusTooManyRequests {
+		l.throttled.Add(1)
+		pause = time.Second
+		if ra, ok := headerSeconds(h, "Retry-After"); ok {
+			pause = ra
+		} else if hasReset {
+			pause = reset
+		}
+	} else if hasRemaining && remaining <= 0 && hasReset {
+		pause = reset
+	}
+	if pause > 0 {
+		l.mu.Lock()
+		if until := now.Add(pause); until.After(l.pauseUntil) {
+			l.pauseUntil = until
+		}
+		l.mu.Unlock()
+		return
+	}
+	if hasRemaining && hasReset && reset > 0 {
+		// Spread what is left of the window over the time it has left,
+		// never slower than a request per ten seconds: the window's end
+		// restores the pace.
+		fair := max(rate.Limit(remaining/reset.Seconds()), 0.1)
+		l.bucket.SetLimitAt(now, min(l.base, fair))
+	}
+}
+
+// Attempts counts the requests that waited on the limiter, retries
+// included.
+func (l *Limiter) Attempts() int64 { return l.attempts.Load() }
+
+// Throttled counts the 429 answers seen.
+func (l *Limiter) Throttled() int64 { return l.throttled.Load() }
+
+// headerSeconds reads a header holding a number of seconds.
+func headerSeconds(h http.Header, name string) (time.Duration, bool) {
+	f, ok := headerNumber(h, name)
+	if !ok || f > 1e7 {
+		return 0, false
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
+
+// headerNumber reads a header holding a non-negative number.
+func headerNumber(h http.Header, name string) (float64, bool) {
+	v := strings.TrimSpace(h.Get(name))
+	if v == "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 {
+		return 0, false
+	}
+	return f, true
+}

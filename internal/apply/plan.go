@@ -1,0 +1,271 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// Action is what the plan does to one element.
+type Action string
+
+// The actions of a plan.
+const (
+	ActionCreate    Action = "create"
+	ActionUpdate    Action = "update"
+	ActionUnchanged Action = "unchanged"
+	ActionDelete    Action = "delete"
+)
+
+// Change is the plan for one element: what to send to make the platform
+// hold the record.
+type Change struct {
+	Action Action `json:"action"`
+	// Line is the record's line in the file; 0 for a prune.
+	Line int    `json:"line,omitempty"`
+	Code string `json:"wbsElementCode"`
+	// Fields names what an update changes: description, isActive,
+	// businessOrganizations.
+	Fields []string `json:"fields,omitempty"`
+	// AddOrganizations and RemoveOrganizations are the links an update
+	// adds and removes.
+	AddOrganizations    []sdk.BusinessOrganization `json:"addOrganizations,omitempty"`
+	RemoveOrganizations []sdk.BusinessOrganization `json:"removeOrganizations,omitempty"`
+
+	record *Record
+	// update is the body of the update; nil when only links are removed.
+	update *sdk.UpdateWBSElementRequest
+}
+
+// Plan is the list of changes that converge the platform to a file.
+type Plan struct {
+	Changes []Change `json:"changes"`
+}
+
+// Counts returns how many changes the plan has per action.
+func (p *Plan) Counts() map[Action]int {
+	m := map[Action]int{}
+	for _, c := range p.Changes {
+		m[c.Action]++
+	}
+	return m
+}
+
+// Pending reports whether the plan changes anything.
+func (p *Plan) Pending() bool {
+	for _, c := range p.Changes {
+		if c.Action != ActionUnchanged {
+			return true
+		}
+	}
+	return false
+}
+
+// PlanOptions steers BuildPlan.
+type PlanOptions struct {
+	// Prune plans the deletion of elements the file does not name.
+	Prune bool
+	// PageSize is the page size of the reads; the largest the platform
+	// allows saves requests. Default 100.
+	PageSize int
+	// Concurrency bounds the parallel reads of links. Default 4.
+	Concurrency int
+}
+
+func (o PlanOptions) withDefaults() PlanOptions {
+	if o.PageSize <= 0 {
+		o.PageSize = 100
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	return o
+}
+
+// BuildPlan reads the platform's current state and compares it with the
+// records by code. It reads the list of elements page by page, and the
+// links of an element only when its record says something about links.
+func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOptions) (*Plan, error) {
+	opts = opts.withDefaults()
+	current, err := readElements(ctx, c, opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{}
+	named := make(map[string]bool, len(records))
+	var needLinks []int
+	for i := range records {
+		r := &records[i]
+		named[r.Code] = true
+		el, ok := current[r.Code]
+		if !ok {
+			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r})
+			continue
+		}
+		plan.Changes = append(plan.Changes, diffElement(r, el))
+		if r.OrganizationsSet {
+			needLinks = append(needLinks, len(plan.Changes)-1)
+		}
+	}
+	if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
+		return nil, err
+	}
+	if opts.Prune {
+		var gone []string
+		for code := range current {
+			if !named[code] {
+				gone = append(gone, code)
+			}
+		}
+		sort.Strings(gone)
+		for _, code := range gone {
+			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code})
+		}
+	}
+	return plan, nil
+}
+
+// readElements lists every element once, keyed by code.
+func readElements(ctx context.Context, c *sdk.Client, pageSize int) (map[string]sdk.WBSElement, error) {
+	var current map[string]sdk.WBSElement
+	err := retrySafe(ctx, func() error {
+		current = map[string]sdk.WBSElement{}
+		for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize}) {
+			if err != nil {
+				return err
+			}
+			current[el.Code] = el
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the current elements: %w", err)
+	}
+	return current, nil
+}
+
+// diffElement plans the update of el to r, leaving links to planLinks.
+func diffElement(r *Record, el sdk.WBSElement) Change {
+	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r}
+	upd := &sdk.UpdateWBSElementRequest{}
+	if r.Description != nil && *r.Description != deref(el.Description) {
+		ch.Fields = append(ch.Fields, "description")
+		if *r.Description == "" {
+			upd.Description = sdk.Null[string]()
+		} else {
+			upd.Description = sdk.Set(*r.Description)
+		}
+	}
+	if r.IsActive != nil && *r.IsActive != el.IsActive {
+		ch.Fields = append(ch.Fields, "isActive")
+		upd.IsActive = sdk.Set(*r.IsActive)
+	}
+	if len(ch.Fields) > 0 {
+		ch.Action, ch.update = ActionUpdate, upd
+	}
+	return ch
+}
+
+// planLinks reads the links of the changes at idx and plans what to add
+// and remove so that the element holds exactly the record's set.
+func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, opts PlanOptions) error {
+	var (
+		mu    sync.Mutex
+		first error
+	)
+	run(opts.Concurrency, len(idx), nil, func(k int) {
+		ch := &changes[idx[k]]
+		have, err := readLinks(ctx, c, ch.Code, opts.PageSize)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if first == nil {
+				first = fmt.Errorf("reading the business organizations of %q: %w", ch.Code, err)
+			}
+			return
+		}
+		add, remove := diffLinks(have, ch.record.Organizations)
+		setLinkChanges(ch, add, remove)
+	})
+	return first
+}
+
+// setLinkChanges records add and remove on ch. The update sends the whole
+// desired set after the extra links are removed: a platform that merges
+// then holds exactly the set, and so does one that replaces.
+func setLinkChanges(ch *Change, add, remove []sdk.BusinessOrganization) {
+	ch.AddOrganizations, ch.RemoveOrganizations = add, remove
+	if len(add) == 0 && len(remove) == 0 {
+		return
+	}
+	ch.Action = ActionUpdate
+	ch.Fields = append(ch.Fields, "businessOrganizations")
+	if len(add) > 0 {
+		if ch.update == nil {
+			ch.update = &sdk.UpdateWBSElementRequest{}
+		}
+		ch.update.BusinessOrganizations = sdk.Set(dedupe(ch.record.Organizations))
+	}
+}
+
+func readLinks(ctx context.Context, c *sdk.Client, code string, pageSize int) ([]sdk.BusinessOrganization, error) {
+	var have []sdk.BusinessOrganization
+	err := retrySafe(ctx, func() error {
+		have = nil
+		for l, err := range c.WBSElements.AllBusinessOrganizations(ctx, code, &sdk.ListOptions{PageSize: pageSize}) {
+			if err != nil {
+				return err
+			}
+			have = append(have, l.BusinessOrganization())
+		}
+		return nil
+	})
+	return have, err
+}
+
+// diffLinks returns the links of want missing from have, and those of have
+// missing from want.
+func diffLinks(have, want []sdk.BusinessOrganization) (add, remove []sdk.BusinessOrganization) {
+	h, w := set(have), set(want)
+	for _, o := range dedupe(want) {
+		if !h[o] {
+			add = append(add, o)
+		}
+	}
+	for _, o := range dedupe(have) {
+		if !w[o] {
+			remove = append(remove, o)
+		}
+	}
+	return add, remove
+}
+
+func set(orgs []sdk.BusinessOrganization) map[sdk.BusinessOrganization]bool {
+	m := make(map[sdk.BusinessOrganization]bool, len(orgs))
+	for _, o := range orgs {
+		m[o] = true
+	}
+	return m
+}
+
+func dedupe(orgs []sdk.BusinessOrganization) []sdk.BusinessOrganization {
+	seen := map[sdk.BusinessOrganization]bool{}
+	var out []sdk.BusinessOrganization
+	for _, o := range orgs {
+		if !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

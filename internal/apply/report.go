@@ -1,0 +1,91 @@
+package apply
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Summary counts the results of a run.
+type Summary struct {
+	Records int `json:"records"`
+	// Actions counts the results per action and status, such as
+	// {"create": {"ok": 10, "failed": 1}}.
+	Actions map[Action]map[Status]int `json:"actions"`
+	Failed  int                       `json:"failed"`
+	Skipped int                       `json:"skipped"`
+	Invalid int                       `json:"invalid"`
+	// Requests counts the HTTP attempts of the run, retries included.
+	Requests int64 `json:"requests,omitempty"`
+	// Throttled counts the 429 answers seen.
+	Throttled   int64 `json:"throttled"`
+	Interrupted bool  `json:"interrupted,omitempty"`
+}
+
+// Summarize counts results.
+func Summarize(results []Result) Summary {
+	s := Summary{Actions: map[Action]map[Status]int{}}
+	for _, r := range results {
+		if r.Line > 0 {
+			s.Records++
+		}
+		if s.Actions[r.Action] == nil {
+			s.Actions[r.Action] = map[Status]int{}
+		}
+		s.Actions[r.Action][r.Status]++
+		switch r.Status {
+		case StatusFailed:
+			s.Failed++
+		case StatusSkipped:
+			s.Skipped++
+		case StatusInvalid:
+			s.Invalid++
+		}
+	}
+	return s
+}
+
+// String renders the summary in one line for people, such as
+// "create: 10 ok, 1 failed; unchanged: 5 ok".
+func (s Summary) String() string {
+	var actions []string
+	for a := range s.Actions {
+		actions = append(actions, string(a))
+	}
+	sort.Strings(actions)
+	var parts []string
+	for _, a := range actions {
+		byStatus := s.Actions[Action(a)]
+		var st []string
+		for _, status := range []Status{StatusOK, StatusFailed, StatusSkipped, StatusInvalid} {
+			if n := byStatus[status]; n > 0 {
+				st = append(st, fmt.Sprintf("%d %s", n, status))
+			}
+		}
+		parts = append(parts, a+": "+strings.Join(st, ", "))
+	}
+	out := strings.Join(parts, "; ")
+	if out == "" {
+		out = "nothing to do"
+	}
+	if s.Requests > 0 {
+		out += fmt.Sprintf(" (%d requests, %d throttled)", s.Requests, s.Throttled)
+	}
+	return out
+}
+
+// WriteReport writes one JSON line per result, then one line holding the
+// summary: {"summary": {...}}.
+func WriteReport(w io.Writer, results []Result, s Summary) error {
+	enc := json.NewEncoder(w)
+	for _, r := range results {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return enc.Encode(struct {
+		Summary Summary `json:"summary"`
+	}{s})
+}
