@@ -226,12 +226,12 @@ func (p *parser) csv(data []byte) []Record {
 	var recs []Record
 	byCode := map[string]int{} // index in recs of a code's first row
 	for {
-		line, _ := r.FieldPos(0)
 		row, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			line := 0
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				line = pe.Line
@@ -239,7 +239,7 @@ func (p *parser) csv(data []byte) []Record {
 			p.problem(Problem{Line: line, Message: "unreadable row: " + err.Error()})
 			continue
 		}
-		line, _ = r.FieldPos(0)
+		line, _ := r.FieldPos(0)
 		if len(row) != len(header) {
 			p.problem(Problem{Line: line, Message: fmt.Sprintf("has %d cells, the header %d", len(row), len(header))})
 			continue

@@ -1,0 +1,144 @@
+package apply
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// Every broken file gives its documented problems (the .golden beside it)
+// and no valid record when all its records are broken.
+func TestBadInputCorpus(t *testing.T) {
+	files, _ := filepath.Glob("testdata/bad/*")
+	n := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, ".golden") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			f, err := os.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			format, err := DetectFormat(name, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, err := Parse(f, format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(file.Problems) == 0 {
+				t.Fatal("no problem reported")
+			}
+			var got strings.Builder
+			for _, p := range file.Problems {
+				got.WriteString(p.String() + "\n")
+			}
+			golden := name + ".golden"
+			if *update {
+				os.WriteFile(golden, []byte(got.String()), 0o644)
+			}
+			want, _ := os.ReadFile(golden)
+			if got.String() != string(want) {
+				t.Fatalf("problems:\n%s\nwant:\n%s", got.String(), want)
+			}
+		})
+	}
+	if n < 30 {
+		t.Fatalf("the corpus has %d files, want at least 30", n)
+	}
+}
+
+func TestGoodFilesRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("testdata/good/*")
+	for _, name := range files {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			f, _ := os.Open(name)
+			defer f.Close()
+			format, _ := DetectFormat(name, "")
+			file, err := Parse(f, format)
+			if err != nil || len(file.Problems) > 0 || len(file.Records) == 0 {
+				t.Fatalf("%v %v", err, file.Problems)
+			}
+			for _, out := range []Format{FormatCSV, FormatJSON, FormatNDJSON, FormatYAML} {
+				var buf bytes.Buffer
+				if err := Write(&buf, out, file.Records); err != nil {
+					t.Fatal(err)
+				}
+				back, err := Parse(&buf, out)
+				if err != nil || len(back.Problems) > 0 {
+					t.Fatalf("%s: %v %v\n%s", out, err, back.Problems, buf.String())
+				}
+				if !sameRecords(file.Records, back.Records) {
+					t.Fatalf("%s round trip:\n%+v\n%+v", out, file.Records, back.Records)
+				}
+			}
+		})
+	}
+}
+
+// sameRecords compares what a written file states: every field, with
+// unstated ones at their defaults.
+func sameRecords(a, b []Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Code != y.Code || deref(x.Description) != deref(y.Description) ||
+			(x.IsActive == nil || *x.IsActive) != (y.IsActive == nil || *y.IsActive) ||
+			!reflect.DeepEqual(append([]sdk.BusinessOrganization{}, x.Organizations...), append([]sdk.BusinessOrganization{}, y.Organizations...)) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestOrganizationNotation(t *testing.T) {
+	orgs := []sdk.BusinessOrganization{{EntityType: "cost=center", Code: "CC;1"}, {EntityType: `a\b`, Code: "x"}}
+	s := FormatOrganizations(orgs)
+	if s != `cost\=center=CC\;1;a\\b=x` {
+		t.Fatalf("format: %s", s)
+	}
+	back, err := ParseOrganizations(s)
+	if err != nil || !reflect.DeepEqual(back, orgs) {
+		t.Fatalf("parse: %v %v", back, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, name := range append(must(filepath.Glob("testdata/good/*")), must(filepath.Glob("testdata/bad/*"))...) {
+		if b, err := os.ReadFile(name); err == nil && !strings.HasSuffix(name, ".golden") {
+			f.Add(b, uint8(0))
+		}
+	}
+	formats := []Format{FormatCSV, FormatJSON, FormatNDJSON, FormatYAML}
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		format := formats[int(which)%len(formats)]
+		file, err := Parse(bytes.NewReader(data), format)
+		if err != nil || len(file.Problems) > 0 {
+			return
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, format, file.Records); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse(&buf, format)
+		if err != nil || len(back.Problems) > 0 || !sameRecords(file.Records, back.Records) {
+			t.Fatalf("a clean file did not round-trip: %v %v", err, back.Problems)
+		}
+	})
+}
+
+func must(s []string, _ error) []string { return s }
