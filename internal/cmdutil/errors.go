@@ -58,6 +58,7 @@ func ExitCode(err error) int {
 		usage   *UsageError
 		auth    *AuthError
 		partial *PartialError
+		pending *PendingError
 	)
 	switch {
 	case err == nil:
@@ -66,6 +67,8 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.As(err, &partial):
 		return ExitPartial
+	case errors.As(err, &pending):
+		return ExitPending
 	case errors.As(err, &auth), errors.Is(err, sdk.ErrUnauthorized), errors.Is(err, sdk.ErrForbidden), errors.Is(err, sdk.ErrInvalidCredentials):
 		return ExitAuth
 	case errors.Is(err, sdk.ErrNotFound):
@@ -132,3 +135,8 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 		fmt.Fprintf(w, "error: %v\n", err)
 	}
 }
+
+// PendingError is a dry run that found changes, asked to say so.
+type PendingError struct{}
+
+func (*PendingError) Error() string { return "changes pending" }

@@ -3,9 +3,11 @@ package root
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/build"
+	"github.com/wbsctl/wbsctl/internal/cmd/apply"
 	"github.com/wbsctl/wbsctl/internal/cmd/auth"
 	"github.com/wbsctl/wbsctl/internal/cmd/element"
 	"github.com/wbsctl/wbsctl/internal/cmd/flow"
@@ -29,6 +31,8 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	f.AddGlobalFlags(cmd)
 	cmd.AddCommand(
+		apply.NewCmdApply(f, nil),
+		apply.NewCmdExport(f),
 		auth.NewCmdAuth(f),
 		element.NewCmdElement(f),
 		flow.NewCmdFlow(f),
@@ -45,7 +49,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	cmd := NewCmdRoot(f)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
-	if err != nil {
+	var pending *cmdutil.PendingError
+	if err != nil && !errors.As(err, &pending) {
 		cmdutil.PrintError(f.IO.ErrOut, err, f.Global.Output == "json")
 	}
 	return cmdutil.ExitCode(err)

@@ -1,0 +1,284 @@
+// Package apply holds `wbsctl apply` and `wbsctl export`: bulk loading a
+// file of WBS elements, and writing the platform's state in the same
+// formats.
+package apply
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	engine "github.com/wbsctl/wbsctl/internal/apply"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// Options are the inputs of `wbsctl apply`.
+type Options struct {
+	F                *cmdutil.Factory
+	File             string
+	Format           string
+	DryRun           bool
+	DetailedExitcode bool
+	Prune            bool
+	Yes              bool
+	SkipInvalid      bool
+	Concurrency      int
+	Rate             string
+	Report           string
+	Quiet            bool
+	// Stop, when closed, stops starting new work (SIGINT, SIGTERM).
+	Stop <-chan struct{}
+}
+
+// NewCmdApply returns `wbsctl apply`.
+func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "apply -f FILE",
+		Short: "Make the platform hold the WBS elements of a file",
+		Long: `Make the platform hold the WBS elements of a file (CSV, JSON, NDJSON or
+YAML, by extension or --format). The whole file is checked first: with any
+problem nothing is sent and wbsctl exits with 5, unless --skip-invalid.
+Then the current state is read and a plan made (create, update,
+unchanged, and with --prune delete); --dry-run prints it and stops.
+
+A field the file leaves out is left as it is; a field it states is made
+so. CSV columns: wbsElementCode, description, isActive,
+businessOrganizations (TYPE=CODE;TYPE=CODE, '\' escapes ';' '=' '\'; or
+one row per organization with the other cells repeated).
+
+Requests run --concurrency at a time, paced by --rate and by the
+platform's RateLimit headers. A failed record does not stop the others;
+wbsctl exits with 6 when some failed. SIGINT or SIGTERM stops starting
+new work, lets requests in flight finish and writes the report; running
+the same command again finishes the job.`,
+		Example: `  wbsctl apply -f wbs-elements.csv
+  wbsctl apply -f export.json --dry-run --detailed-exitcode
+  erp-export | wbsctl apply -f - --format ndjson --report results.ndjson --prune --yes`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			opts.Stop = ctx.Done()
+			run := runF
+			if run == nil {
+				run = Run
+			}
+			// The requests in flight finish after a signal: they run
+			// under the command's context, not the signal's.
+			return run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.File, "file", "f", "", "file to apply, - for stdin")
+	fl.StringVar(&opts.Format, "format", "", "csv, json, ndjson or yaml (default: by extension)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan and change nothing")
+	fl.BoolVar(&opts.DetailedExitcode, "detailed-exitcode", false, "with --dry-run, exit 7 when there are changes, 0 when none")
+	fl.BoolVar(&opts.Prune, "prune", false, "delete the elements the file does not name (only when nothing else failed)")
+	fl.BoolVar(&opts.Yes, "yes", false, "do not ask before pruning")
+	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave invalid records out instead of stopping")
+	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight at most")
+	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
+	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
+	_ = cmd.MarkFlagRequired("file")
+	return cmd
+}
+
+// Run carries out `wbsctl apply`.
+func Run(ctx context.Context, o *Options) error {
+	f := o.F
+	format, err := engine.DetectFormat(o.File, o.Format)
+	if err != nil {
+		return &cmdutil.UsageError{Err: err}
+	}
+	perMinute, err := engine.ParseRate(o.Rate)
+	if err != nil {
+		return &cmdutil.UsageError{Err: err}
+	}
+	if o.Concurrency < 1 {
+		return &cmdutil.UsageError{Err: errors.New("--concurrency must be at least 1")}
+	}
+	var in io.Reader = f.IO.In
+	if o.File != "-" {
+		file, err := os.Open(o.File)
+		if err != nil {
+			return &cmdutil.UsageError{Err: err}
+		}
+		defer file.Close()
+		in = file
+	}
+	parsed, err := engine.Parse(in, format)
+	if err != nil {
+		return err
+	}
+	for _, p := range parsed.Problems {
+		fmt.Fprintln(f.IO.ErrOut, p.String())
+	}
+	if len(parsed.Problems) > 0 && !o.SkipInvalid {
+		return fmt.Errorf("%s: %d problems, nothing was sent: %w", o.File, len(parsed.Problems), sdk.ErrValidation)
+	}
+	if o.Prune && len(parsed.Records) == 0 {
+		return &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
+	}
+
+	limiter := engine.NewLimiter(perMinute)
+	f.ClientOptions = append(f.ClientOptions, sdk.WithLimiter(limiter))
+	c, err := f.Client()
+	if err != nil {
+		return err
+	}
+	plan, err := engine.BuildPlan(ctx, c, parsed.Records, engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency})
+	if err != nil {
+		return err
+	}
+	if o.DryRun {
+		if err := printPlan(f, plan); err != nil {
+			return err
+		}
+		if o.DetailedExitcode && plan.Pending() {
+			return errPending
+		}
+		return nil
+	}
+	allowPrune := o.Prune && o.Yes
+	if o.Prune && !o.Yes && plan.Counts()[engine.ActionDelete] > 0 {
+		if allowPrune, err = confirm(f, plan.Counts()[engine.ActionDelete]); err != nil {
+			return err
+		}
+	}
+
+	total := 0
+	for _, ch := range plan.Changes {
+		if ch.Action != engine.ActionUnchanged {
+			total++
+		}
+	}
+	var done, failed atomic.Int64
+	progressDone := make(chan struct{})
+	if !o.Quiet && total > 0 {
+		go progress(f, total, &done, &failed, progressDone)
+	}
+	start := time.Now()
+	results := engine.Execute(ctx, c, plan, engine.ExecuteOptions{
+		Concurrency: o.Concurrency, Stop: o.Stop, AllowPrune: allowPrune,
+		OnResult: func(r engine.Result) {
+			done.Add(1)
+			if r.Status == engine.StatusFailed {
+				failed.Add(1)
+			}
+		},
+	})
+	close(progressDone)
+	for _, r := range parsed.Invalid {
+		results = append(results, engine.Result{Line: r.Line, Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid, Detail: "left out: invalid"})
+	}
+	sum := engine.Summarize(results)
+	sum.Requests, sum.Throttled = limiter.Attempts(), limiter.Throttled()
+	select {
+	case <-o.Stop:
+		sum.Interrupted = true
+	default:
+	}
+	for _, r := range results {
+		if r.Status == engine.StatusFailed {
+			fmt.Fprintf(f.IO.ErrOut, "line %d (code %q): %s failed: %s\n", r.Line, r.Code, r.Action, r.Detail)
+		}
+	}
+	if o.Report != "" {
+		if err := writeReport(o.Report, results, sum); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s in %s\n", sum, time.Since(start).Round(time.Millisecond))
+	switch {
+	case sum.Interrupted:
+		return errors.New("interrupted: run the same command again to finish")
+	case sum.Failed > 0:
+		return &cmdutil.PartialError{Failed: sum.Failed, Total: len(results)}
+	case sum.Invalid > 0:
+		return &cmdutil.PartialError{Failed: sum.Invalid, Total: len(results)}
+	}
+	return nil
+}
+
+// errPending is the answer of a dry run with --detailed-exitcode that
+// found changes.
+var errPending = &cmdutil.PendingError{}
+
+func printPlan(f *cmdutil.Factory, plan *engine.Plan) error {
+	p, err := f.Printer("ACTION", "CODE", "LINE", "CHANGES")
+	if err != nil {
+		return err
+	}
+	for _, ch := range plan.Changes {
+		changes := strings.Join(ch.Fields, ", ")
+		for _, o := range ch.AddOrganizations {
+			changes += " +" + o.String()
+		}
+		for _, o := range ch.RemoveOrganizations {
+			changes += " -" + o.String()
+		}
+		if err := p.Add(ch, string(ch.Action), ch.Code, fmt.Sprint(ch.Line), strings.TrimSpace(changes)); err != nil {
+			return err
+		}
+	}
+	if err := p.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "plan: %d to create, %d to update, %d unchanged, %d to delete\n",
+		plan.Counts()[engine.ActionCreate], plan.Counts()[engine.ActionUpdate], plan.Counts()[engine.ActionUnchanged], plan.Counts()[engine.ActionDelete])
+	return nil
+}
+
+func confirm(f *cmdutil.Factory, n int) (bool, error) {
+	if !f.IO.StdinTTY || !f.IO.StderrTTY {
+		return false, &cmdutil.UsageError{Err: fmt.Errorf("--prune would delete %d elements: confirm with --yes (no terminal to ask on)", n)}
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Delete %d elements the file does not name? [y/N] ", n)
+	line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
+	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes"), nil
+}
+
+// progress prints a line every few seconds on stderr until done closes.
+func progress(f *cmdutil.Factory, total int, done, failed *atomic.Int64, stop <-chan struct{}) {
+	start := time.Now()
+	tick := time.NewTicker(3 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+			n := done.Load()
+			rate := float64(n) / time.Since(start).Seconds()
+			eta := "unknown"
+			if rate > 0 {
+				eta = (time.Duration(float64(int64(total)-n)/rate) * time.Second).Round(time.Second).String()
+			}
+			fmt.Fprintf(f.IO.ErrOut, "progress: %d/%d done, %d failed, %.1f/s, about %s left\n", n, total, failed.Load(), rate, eta)
+		}
+	}
+}
+
+func writeReport(path string, results []engine.Result, sum engine.Summary) error {
+	file, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := engine.WriteReport(file, results, sum); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}

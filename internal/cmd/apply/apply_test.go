@@ -1,0 +1,120 @@
+package apply_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wbsctl/wbsctl/internal/cmd/root"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+func run(t *testing.T, srv *wbstest.Server, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	io, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	f := cmdutil.New(io)
+	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret,
+		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	f.Getenv = func(k string) string { return env[k] }
+	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
+	code := root.Run(context.Background(), f, args)
+	return code, out.String(), errOut.String()
+}
+
+const csvFile = `wbsElementCode,description,isActive,businessOrganizations
+P-1,Site preparation,true,company=1000;branch=B1
+P-2,,false,
+P-3,Foundations,yes,company=1000
+`
+
+func TestApplyDryRunExportAndPrune(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "elements.csv")
+	os.WriteFile(file, []byte(csvFile), 0o600)
+
+	code, out, _ := run(t, srv, "", "apply", "-f", file, "--dry-run", "--detailed-exitcode", "--rate", "0")
+	if code != cmdutil.ExitPending || !strings.Contains(out, "create\tP-1\t2") || len(srv.Elements()) != 0 {
+		t.Fatalf("dry run: exit %d\n%s", code, out)
+	}
+	report := filepath.Join(dir, "report.ndjson")
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--report", report, "--rate", "0")
+	if code != 0 || len(srv.Elements()) != 3 || !strings.Contains(errOut, "create: 3 ok") {
+		t.Fatalf("apply: exit %d: %s", code, errOut)
+	}
+	lines := readLines(t, report)
+	if len(lines) != 4 || !strings.Contains(lines[3], `"summary"`) {
+		t.Fatalf("report: %v", lines)
+	}
+	code, _, _ = run(t, srv, "", "apply", "-f", file, "--dry-run", "--detailed-exitcode", "--rate", "0")
+	if code != 0 {
+		t.Fatalf("second dry run: exit %d, want 0 (nothing to do)", code)
+	}
+	// export then apply is a no-op, in every format.
+	for _, format := range []string{"csv", "json", "ndjson", "yaml"} {
+		code, exported, errOut := run(t, srv, "", "export", "-o", format)
+		if code != 0 {
+			t.Fatalf("export %s: %s", format, errOut)
+		}
+		srv.ResetStats()
+		code, _, errOut = run(t, srv, exported, "apply", "-f", "-", "--format", format, "--rate", "0")
+		st := srv.Stats()
+		if code != 0 || st.Requests[wbstest.OpCreate]+st.Requests[wbstest.OpUpdate]+st.Requests[wbstest.OpDeleteLinks] != 0 {
+			t.Fatalf("apply of the %s export wrote: exit %d %v %s", format, code, st.Requests, errOut)
+		}
+	}
+	srv.Put(wbstest.Element{Code: "EXTRA", IsActive: true})
+	code, _, errOut = run(t, srv, "", "apply", "-f", file, "--prune", "--rate", "0")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--yes") {
+		t.Fatalf("prune without --yes and no terminal: exit %d %s", code, errOut)
+	}
+	code, _, _ = run(t, srv, "", "apply", "-f", file, "--prune", "--yes", "--rate", "0")
+	if _, ok := srv.Element("EXTRA"); code != 0 || ok {
+		t.Fatalf("prune: exit %d, EXTRA still there: %v", code, ok)
+	}
+}
+
+func TestBadFileSendsNothing(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	bad := "wbsElementCode,description\nP-1," + strings.Repeat("x", 101) + "\nP-2,ok\n"
+	code, _, errOut := run(t, srv, bad, "apply", "-f", "-", "--format", "csv")
+	if code != cmdutil.ExitValidation || !strings.Contains(errOut, "line 2 (code \"P-1\"): description: is 101 characters long") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := len(srv.Journal()); n != 0 {
+		t.Fatalf("%d requests sent for a bad file", n)
+	}
+	code, _, _ = run(t, srv, bad, "apply", "-f", "-", "--format", "csv", "--skip-invalid", "--rate", "0")
+	if _, ok := srv.Element("P-2"); code != cmdutil.ExitPartial || !ok || len(srv.Elements()) != 1 {
+		t.Fatalf("--skip-invalid: exit %d", code)
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var v map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("report line is not JSON: %s", sc.Text())
+		}
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
