@@ -10,9 +10,9 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
+	engine "github.com/wbsctl/wbsctl/internal/apply"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -419,30 +419,20 @@ func printAck(f *cmdutil.Factory, verb, code string, ack *sdk.Acknowledgement) e
 	return nil
 }
 
-// parseOrgs reads TYPE=CODE arguments. A backslash escapes '=', ';' and
-// '\' in either part: "cost\=center=CC1" is type "cost=center", code "CC1".
+// parseOrgs reads --org values in the notation of apply files: TYPE=CODE,
+// where a backslash escapes '=', ';' and '\'; one value may hold several
+// pairs separated by ';'.
 func parseOrgs(args []string) ([]sdk.BusinessOrganization, error) {
 	var out []sdk.BusinessOrganization
 	for _, a := range args {
-		var parts [2]strings.Builder
-		part, escaped := 0, false
-		for _, r := range a {
-			switch {
-			case escaped:
-				parts[part].WriteRune(r)
-				escaped = false
-			case r == '\\':
-				escaped = true
-			case r == '=' && part == 0:
-				part = 1
-			default:
-				parts[part].WriteRune(r)
-			}
+		orgs, err := engine.ParseOrganizations(a)
+		if err == nil && len(orgs) == 0 {
+			err = errors.New("want TYPE=CODE")
 		}
-		if escaped || part == 0 || parts[0].Len() == 0 || parts[1].Len() == 0 {
-			return nil, &cmdutil.UsageError{Err: fmt.Errorf("organization %q: want TYPE=CODE with both parts non-empty (escape '=' as \\=)", a)}
+		if err != nil {
+			return nil, &cmdutil.UsageError{Err: fmt.Errorf("organization %q: %v (escape '=' and ';' as \\= and \\;)", a, err)}
 		}
-		out = append(out, sdk.BusinessOrganization{EntityType: parts[0].String(), Code: parts[1].String()})
+		out = append(out, orgs...)
 	}
 	return out, nil
 }
