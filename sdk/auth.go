@@ -235,9 +235,18 @@ func (ts *tokenSource) knownTokens() []string {
 	return append([]string(nil), ts.issued...)
 }
 
-// exchange trades the credential for a token (spec 5.3) and keeps it.
+// exchange trades the credential for a token (spec 5.3) and keeps it. A
+// caller that found no token may arrive just after another exchange
+// ended; then the fresh token is handed out instead of a second exchange.
 func (ts *tokenSource) exchange(ctx context.Context) (Token, error) {
 	c := ts.c
+	now := c.now()
+	ts.mu.Lock()
+	held := ts.held
+	ts.mu.Unlock()
+	if held.AccessToken != "" && now.Before(held.refreshAt) {
+		return held.Token, nil
+	}
 	body, err := json.Marshal(struct {
 		ClientID     string `json:"clientId"`
 		ClientSecret string `json:"clientSecret"`
@@ -252,7 +261,7 @@ func (ts *tokenSource) exchange(ctx context.Context) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
-	now := c.now()
+	now = c.now()
 	tok, err := parseTokenReply(resp.body, now)
 	if err != nil {
 		return Token{}, fmt.Errorf("%s: %w", opToken, err)

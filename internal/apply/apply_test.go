@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -196,4 +198,37 @@ func TestLoadSurvivesFaults(t *testing.T) {
 	}
 	converge(t, c, changed, false)
 	assertState(t, srv, changed)
+}
+
+func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	c := testClient(t, srv)
+	recs := records(200)
+	ctx := context.Background()
+	plan, err := BuildPlan(ctx, c, recs, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var once sync.Once
+	var finished atomic.Int64
+	results := Execute(ctx, c, plan, ExecuteOptions{Stop: stop, OnResult: func(Result) {
+		if finished.Add(1) == 50 {
+			once.Do(func() { close(stop) })
+		}
+	}})
+	sum := Summarize(results)
+	if sum.Failed != 0 || sum.Skipped == 0 || sum.Actions[ActionCreate][StatusOK] < 50 {
+		t.Fatalf("interrupted run: %+v", sum)
+	}
+	if got := len(srv.Elements()); got != sum.Actions[ActionCreate][StatusOK] {
+		t.Fatalf("server holds %d, results say %d created", got, sum.Actions[ActionCreate][StatusOK])
+	}
+	srv.ResetStats()
+	_, plan = converge(t, c, recs, false)
+	if got := plan.Counts()[ActionCreate]; got != 200-sum.Actions[ActionCreate][StatusOK] {
+		t.Fatalf("the second run created %d, want only the %d not done", got, 200-sum.Actions[ActionCreate][StatusOK])
+	}
+	assertState(t, srv, recs)
 }
