@@ -18,8 +18,13 @@ import (
 )
 
 func run(t *testing.T, srv *wbstest.Server, stdin string, args ...string) (int, string, string) {
+	return runMode(t, srv, false, stdin, args...)
+}
+
+func runMode(t *testing.T, srv *wbstest.Server, tty bool, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	io, in, out, errOut := iostreams.Test()
+	io.StderrTTY = tty
 	in.WriteString(stdin)
 	f := cmdutil.New(io)
 	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret,
@@ -117,4 +122,21 @@ func readLines(t *testing.T, path string) []string {
 		lines = append(lines, sc.Text())
 	}
 	return lines
+}
+
+func TestProgressBarOnATerminal(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "elements.csv")
+	os.WriteFile(file, []byte(csvFile), 0o600)
+	code, _, errOut := runMode(t, srv, true, "", "apply", "-f", file, "--rate", "0")
+	if code != 0 || !strings.Contains(errOut, "applying") || !strings.Contains(errOut, "create: 3 ok") {
+		t.Fatalf("exit %d: %q", code, errOut)
+	}
+	quiet := wbstest.NewServer()
+	defer quiet.Close()
+	code, _, errOut = runMode(t, quiet, true, "", "apply", "-f", file, "--rate", "0", "--quiet")
+	if code != 0 || strings.Contains(errOut, "applying") {
+		t.Fatalf("--quiet: %q", errOut)
+	}
 }
