@@ -70,7 +70,10 @@ func (s *Server) pickFault(op Operation, method string) *FaultRule {
 		fire := (f.Nth > 0 && f.seen == f.Nth) || (f.Nth == 0 && f.Probability > 0 && s.rng.float() < f.Probability) ||
 			(f.Nth == 0 && f.Probability == 0)
 		if fire {
+			// Counted here, before the fault acts: a client that sees a
+			// reset may read the counters before the handler returns.
 			f.fired++
+			s.stats.Faults[f.Kind]++
 			r := f.FaultRule
 			return &r
 		}

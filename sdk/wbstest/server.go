@@ -311,9 +311,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if op != "" {
 			s.stats.Requests[op]++
 		}
-		if entry.Fault != "" {
-			s.stats.Faults[entry.Fault]++
-		}
 		s.mu.Unlock()
 		if s.logger != nil {
 			s.logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start), "fault", string(entry.Fault))
