@@ -304,13 +304,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.Header().Set("X-Correlation-Id", corr)
 	op, code, ok := route(r)
 	entry := JournalEntry{Time: s.now(), Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Operation: op, CorrelationID: corr}
+	if op != "" {
+		// Counted before answering, so that a client never sees its
+		// answer before the count.
+		s.mu.Lock()
+		s.stats.Requests[op]++
+		s.mu.Unlock()
+	}
 	defer func() {
 		entry.Status = rec.status
 		s.mu.Lock()
 		s.journal = append(s.journal, entry)
-		if op != "" {
-			s.stats.Requests[op]++
-		}
 		s.mu.Unlock()
 		if s.logger != nil {
 			s.logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start), "fault", string(entry.Fault))
