@@ -2,18 +2,14 @@ package apply_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/wbsctl/wbsctl/internal/cmd/root"
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
-	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
@@ -23,16 +19,8 @@ func run(t *testing.T, srv *wbstest.Server, stdin string, args ...string) (int, 
 
 func runMode(t *testing.T, srv *wbstest.Server, tty bool, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	io, in, out, errOut := iostreams.Test()
-	io.StderrTTY = tty
-	in.WriteString(stdin)
-	f := cmdutil.New(io)
-	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret,
-		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
-	f.Getenv = func(k string) string { return env[k] }
-	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
-	code := root.Run(context.Background(), f, args)
-	return code, out.String(), errOut.String()
+	r := cmdtest.Run{TTY: tty, Stdin: stdin}.Do(t, srv, args...)
+	return r.Code, r.Out, r.ErrOut
 }
 
 const csvFile = `wbsElementCode,description,isActive,businessOrganizations

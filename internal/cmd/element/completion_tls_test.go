@@ -20,12 +20,12 @@ func TestDynamicCompletionOfCodes(t *testing.T) {
 	defer srv.Close()
 	srv.Put(wbstest.Element{Code: "P-1"}, wbstest.Element{Code: "P-2"}, wbstest.Element{Code: "Q-1"})
 	r := run(t, srv, false, "", "__complete", "element", "delete", "P-")
-	if r.code != 0 || !strings.HasPrefix(r.out, "P-1\nP-2\n:4\n") {
-		t.Fatalf("completion: %q", r.out)
+	if r.Code != 0 || !strings.HasPrefix(r.Out, "P-1\nP-2\n:4\n") {
+		t.Fatalf("completion: %q", r.Out)
 	}
 	r = run(t, srv, false, "", "completion", "bash")
-	if r.code != 0 || !strings.Contains(r.out, "__start_wbsctl") {
-		t.Fatalf("bash completion script: exit %d", r.code)
+	if r.Code != 0 || !strings.Contains(r.Out, "__start_wbsctl") {
+		t.Fatalf("bash completion script: exit %d", r.Code)
 	}
 }
 

@@ -5,45 +5,28 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmd/root"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
-	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
-type result struct {
-	code        int
-	out, errOut string
-}
+type result = cmdtest.Result
 
 // run runs wbsctl in-process against srv with credentials in the
 // environment, as a CI job would.
 func run(t *testing.T, srv *wbstest.Server, tty bool, stdin string, args ...string) result {
 	t.Helper()
-	io, in, out, errOut := iostreams.Test()
-	in.WriteString(stdin)
-	io.StdoutTTY, io.StderrTTY = tty, tty
-	f := cmdutil.New(io)
-	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret,
-		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
-	f.Getenv = func(k string) string { return env[k] }
-	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
-	code := root.Run(context.Background(), f, args)
-	r := result{code, out.String(), errOut.String()}
-	if strings.Contains(r.out+r.errOut, srv.ClientSecret) {
-		t.Fatalf("the secret was printed: %+v", r)
-	}
-	return r
+	return cmdtest.Run{TTY: tty, Stdin: stdin}.Do(t, srv, args...)
 }
 
 func TestElementLifecycle(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	r := run(t, srv, true, "", "element", "create", "P-1", "--description", "Site prep", "--org", "company=1000", "--org", `cost\=center=CC1`)
-	if r.code != 0 || !strings.Contains(r.errOut, `created "P-1"`) {
+	if r.Code != 0 || !strings.Contains(r.ErrOut, `created "P-1"`) {
 		t.Fatalf("create: %+v", r)
 	}
 	el, _ := srv.Element("P-1")
@@ -51,23 +34,23 @@ func TestElementLifecycle(t *testing.T) {
 		t.Fatalf("organizations: %+v", el.BusinessOrganizations)
 	}
 	r = run(t, srv, false, `{"wbsElementCode":"P 2=x;y","isActive":false}`, "element", "create", "--from-file", "-")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("create from stdin: %+v", r)
 	}
 	r = run(t, srv, false, "", "element", "update", "P-1", "--clear-description", "--inactive")
-	if el, _ := srv.Element("P-1"); r.code != 0 || el.Description != nil || el.IsActive {
+	if el, _ := srv.Element("P-1"); r.Code != 0 || el.Description != nil || el.IsActive {
 		t.Fatalf("update: %+v %+v", r, el)
 	}
 	r = run(t, srv, false, "", "element", "org", "remove", "P-1", "company=1000")
-	if el, _ := srv.Element("P-1"); r.code != 0 || len(el.BusinessOrganizations) != 1 {
+	if el, _ := srv.Element("P-1"); r.Code != 0 || len(el.BusinessOrganizations) != 1 {
 		t.Fatalf("org remove: %+v %+v", r, el)
 	}
 	r = run(t, srv, false, "", "element", "org", "list", "P-1", "--all")
-	if r.code != 0 || r.out != "TYPE\tCODE\ncost=center\tCC1\n" {
-		t.Fatalf("org list: %q", r.out)
+	if r.Code != 0 || r.Out != "TYPE\tCODE\ncost=center\tCC1\n" {
+		t.Fatalf("org list: %q", r.Out)
 	}
 	r = run(t, srv, false, "", "element", "delete", "P-1", "P 2=x;y")
-	if r.code != 0 || len(srv.Elements()) != 0 {
+	if r.Code != 0 || len(srv.Elements()) != 0 {
 		t.Fatalf("delete: %+v", r)
 	}
 }
@@ -97,15 +80,15 @@ func TestListFormatsAndModes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, srv, tt.tty, "", append([]string{"element", "list"}, tt.args...)...)
-			if r.code != 0 || r.out != tt.want {
-				t.Fatalf("exit %d, out:\n%q\nwant:\n%q\nstderr: %s", r.code, r.out, tt.want, r.errOut)
+			if r.Code != 0 || r.Out != tt.want {
+				t.Fatalf("exit %d, out:\n%q\nwant:\n%q\nstderr: %s", r.Code, r.Out, tt.want, r.ErrOut)
 			}
 		})
 	}
 	r := run(t, srv, false, "", "element", "list", "-o", "json")
 	var got []map[string]any
-	if err := json.Unmarshal([]byte(r.out), &got); err != nil || len(got) != 2 || got[0]["wbsElementCode"] != "A" {
-		t.Fatalf("json: %v %s", err, r.out)
+	if err := json.Unmarshal([]byte(r.Out), &got); err != nil || len(got) != 2 || got[0]["wbsElementCode"] != "A" {
+		t.Fatalf("json: %v %s", err, r.Out)
 	}
 }
 
@@ -132,8 +115,8 @@ func TestExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, srv, false, "", tt.args...)
-			if r.code != tt.code || !strings.Contains(r.errOut, tt.err) {
-				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, tt.code, r.errOut, tt.err)
+			if r.Code != tt.code || !strings.Contains(r.ErrOut, tt.err) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.Code, tt.code, r.ErrOut, tt.err)
 			}
 		})
 	}
@@ -159,11 +142,11 @@ func TestDebugLogRedactsSecrets(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	r := run(t, srv, false, "", "element", "list", "--debug")
-	if r.code != 0 || !strings.Contains(r.errOut, "http attempt") || strings.Contains(r.errOut, "Bearer") {
-		t.Fatalf("debug log: %s", r.errOut)
+	if r.Code != 0 || !strings.Contains(r.ErrOut, "http attempt") || strings.Contains(r.ErrOut, "Bearer") {
+		t.Fatalf("debug log: %s", r.ErrOut)
 	}
 	tok, _ := srv.IssueToken(srv.ClientID)
-	if strings.Contains(r.errOut, tok[:20]) {
+	if strings.Contains(r.ErrOut, tok[:20]) {
 		t.Fatal("a token header reached the log")
 	}
 }

@@ -1,15 +1,13 @@
 package flow_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/wbsctl/wbsctl/internal/cmd/root"
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
@@ -32,15 +30,9 @@ func TestFlowExecute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			io, in, out, errOut := iostreams.Test()
-			in.WriteString(tt.stdin)
-			f := cmdutil.New(io)
-			env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": "integrationhub-77", "WBSCTL_CLIENT_SECRET": "flow-secret",
-				"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
-			f.Getenv = func(k string) string { return env[k] }
-			code := root.Run(context.Background(), f, tt.args)
-			if code != tt.code || !strings.HasPrefix(out.String(), tt.out) {
-				t.Fatalf("exit %d out %q err %q", code, out.String(), errOut.String())
+			r := cmdtest.Run{Stdin: tt.stdin}.Do(t, srv, tt.args...)
+			if r.Code != tt.code || !strings.HasPrefix(r.Out, tt.out) {
+				t.Fatalf("exit %d out %q err %q", r.Code, r.Out, r.ErrOut)
 			}
 		})
 	}

@@ -1,0 +1,52 @@
+// Package cmdtest runs wbsctl in-process for the commands' tests: against
+// a reference server, with credentials in the environment as a CI job
+// would have them, and buffers for the streams.
+package cmdtest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wbsctl/wbsctl/internal/cmd/root"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+// Result is what a run printed and its exit code.
+type Result struct {
+	Code        int
+	Out, ErrOut string
+}
+
+// Run runs wbsctl with args against srv. TTY makes stdout and stderr
+// terminals; Env adds to or overrides the environment.
+type Run struct {
+	TTY   bool
+	Stdin string
+	Env   map[string]string
+}
+
+// Do runs args and fails the test if the client secret was printed.
+func (r Run) Do(t *testing.T, srv *wbstest.Server, args ...string) Result {
+	t.Helper()
+	io, in, out, errOut := iostreams.Test()
+	in.WriteString(r.Stdin)
+	io.StdoutTTY, io.StderrTTY = r.TTY, r.TTY
+	f := cmdutil.New(io)
+	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret,
+		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	for k, v := range r.Env {
+		env[k] = v
+	}
+	f.Getenv = func(k string) string { return env[k] }
+	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
+	res := Result{root.Run(context.Background(), f, args), out.String(), errOut.String()}
+	if strings.Contains(res.Out+res.ErrOut, srv.ClientSecret) {
+		t.Fatalf("the secret was printed: %+v", res)
+	}
+	return res
+}
