@@ -294,11 +294,16 @@ func parseTokenReply(body []byte, now time.Time) (Token, error) {
 	if s, ok := seconds(reply.ExpiresIn); ok && s > 0 {
 		expires = now.Add(min(time.Duration(s*float64(time.Second)), maxLifetime))
 	}
-	if exp, ok := jwtExpiry(reply.AccessToken); ok && (expires.IsZero() || exp.Before(expires)) {
+	// An exp already past says more of the clocks than of the token; the
+	// platform's 401 settles that case.
+	if exp, ok := jwtExpiry(reply.AccessToken); ok && exp.After(now) && (expires.IsZero() || exp.Before(expires)) {
 		expires = exp
 	}
 	if expires.IsZero() {
 		expires = now.Add(fallbackLifetime)
+	}
+	if limit := now.Add(maxLifetime); expires.After(limit) {
+		expires = limit
 	}
 	return Token{AccessToken: reply.AccessToken, ExpiresAt: expires}, nil
 }

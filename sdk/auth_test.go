@@ -185,6 +185,8 @@ func TestParseTokenReply(t *testing.T) {
 		{"jwt exp earlier wins", `{"accessToken":"` + jwt(now.Unix()+600) + `","expiresIn":3600}`, 10 * time.Minute},
 		{"expiresIn earlier wins", `{"accessToken":"` + jwt(now.Unix()+7200) + `","expiresIn":3600}`, time.Hour},
 		{"jwt exp alone", `{"accessToken":"` + jwt(now.Unix()+300) + `"}`, 5 * time.Minute},
+		{"jwt exp in a century is capped", `{"accessToken":"` + jwt(now.Unix()+3_000_000_000) + `"}`, maxLifetime},
+		{"jwt exp already past is ignored", `{"accessToken":"` + jwt(now.Unix()-10) + `","expiresIn":600}`, 10 * time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
