@@ -188,7 +188,8 @@ func newAPIError(method, path string, status int, header http.Header, body []byt
 		if json.Unmarshal([]byte(trimmed), &p) == nil {
 			if p.Type != "" || p.Title != "" || p.Status != 0 || p.Detail != "" || p.Instance != "" {
 				e.Problem = &p
-				e.Problem.Title, e.Problem.Detail = redact(p.Title), redact(p.Detail)
+				p.Type, p.Title, p.Detail, p.Instance = redact(p.Type), redact(p.Title), redact(p.Detail), redact(p.Instance)
+				p.Extensions = redactExtensions(p.Extensions, redact)
 			}
 			for _, k := range []string{"message", "error", "error_description"} {
 				var s string
@@ -210,6 +211,46 @@ func newAPIError(method, path string, status int, header http.Header, body []byt
 		e.CorrelationID = correlationIDFromHeader(header)
 	}
 	return e
+}
+
+// redactExtensions returns the extensions with redact applied to every
+// name and every string within, however deep: a server that echoes a
+// request may put the token anywhere.
+func redactExtensions(ext map[string]json.RawMessage, redact func(string) string) map[string]json.RawMessage {
+	if len(ext) == 0 {
+		return ext
+	}
+	out := make(map[string]json.RawMessage, len(ext))
+	for k, raw := range ext {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		b, err := json.Marshal(redactValue(v, redact))
+		if err != nil {
+			continue
+		}
+		out[redact(k)] = b
+	}
+	return out
+}
+
+func redactValue(v any, redact func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return redact(v)
+	case []any:
+		for i := range v {
+			v[i] = redactValue(v[i], redact)
+		}
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[redact(k)] = redactValue(e, redact)
+		}
+		return m
+	}
+	return v
 }
 
 func correlationIDFromHeader(h http.Header) string {
