@@ -1,0 +1,83 @@
+package root
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+)
+
+// No flag of any command takes a secret or a token as its value: what is
+// on a command line is in the process list and the shell's history.
+func TestNoFlagTakesASecret(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	secretish := regexp.MustCompile(`(?i)secret|token|password|credential|key`)
+	// serve --credential ID=SECRET sets the reference server's own
+	// made-up credential, not one of the platform; --tls-key is the path
+	// of a key file.
+	allowed := map[string]bool{"serve --credential": true, "serve --tls-key": true, "serve --token-lifetime": true}
+	var walk func(*cobra.Command)
+	seen := 0
+	walk = func(c *cobra.Command) {
+		check := func(f *pflag.Flag) {
+			seen++
+			name := strings.TrimPrefix(c.CommandPath(), "wbsctl ") + " --" + f.Name
+			if secretish.MatchString(f.Name) && f.Value.Type() != "bool" && !allowed[name] {
+				t.Errorf("%s takes a %s: a secret must come from stdin, a prompt, the environment or the keyring", name, f.Value.Type())
+			}
+		}
+		c.LocalFlags().VisitAll(check)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(cmdutil.New(io)))
+	if seen < 20 {
+		t.Fatalf("only %d flags seen", seen)
+	}
+}
+
+// wbsctl starts no child process, so no secret can reach another
+// process's argument list. (go-keyring's macOS backend gives the secret
+// to /usr/bin/security on its standard input, not as an argument.)
+func TestNoChildProcesses(t *testing.T) {
+	fset := token.NewFileSet()
+	files := 0
+	err := filepath.WalkDir("../../..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == "dist") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == "os/exec" {
+				t.Errorf("%s imports %s", p, path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 30 {
+		t.Fatalf("only %d Go files read", files)
+	}
+}
