@@ -142,3 +142,26 @@ func FuzzParse(f *testing.F) {
 }
 
 func must(s []string, _ error) []string { return s }
+
+// FuzzOrganizations checks the TYPE=CODE;... notation of CSV cells and
+// --org: parsing never panics, and what parses formats back to a string
+// that parses to the same organizations.
+func FuzzOrganizations(f *testing.F) {
+	for _, s := range []string{"", "company=1000", "company=1000;branch=B1", `cost\=center=CC\;1;a\\b=x`,
+		"=", ";", "a=", "=b", `\`, `a=b\`, "a=b;;c=d", "a=b=c", "ä=ö;\u00a0=\u2028", "a=b;a=b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		orgs, err := ParseOrganizations(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an empty error")
+			}
+			return
+		}
+		again, err := ParseOrganizations(FormatOrganizations(orgs))
+		if err != nil || !reflect.DeepEqual(again, orgs) {
+			t.Fatalf("%q: parsed %v, formatted %q, parsed back %v (%v)", s, orgs, FormatOrganizations(orgs), again, err)
+		}
+	})
+}
