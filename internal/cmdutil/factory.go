@@ -54,6 +54,8 @@ type GlobalOptions struct {
 	Debug        bool
 	InsecureHTTP bool
 	CAFile       string
+	// RequestTimeout bounds each HTTP attempt; 0 is the SDK's default.
+	RequestTimeout time.Duration
 }
 
 // New returns a Factory over the process's streams and environment.
@@ -75,6 +77,7 @@ func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	fl.BoolVar(&g.Debug, "debug", false, "log each HTTP attempt on stderr, secrets redacted (env WBSCTL_DEBUG=1)")
 	fl.BoolVar(&g.InsecureHTTP, "insecure-http", false, "allow credentials over plain HTTP to a host other than loopback")
 	fl.StringVar(&g.CAFile, "ca-file", "", "PEM file of extra certificate authorities to trust (corporate TLS)")
+	fl.DurationVar(&g.RequestTimeout, "request-timeout", 0, "bound each HTTP attempt, such as 10s (default 30s; env WBSCTL_REQUEST_TIMEOUT)")
 	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		cfg, _, err := f.Config()
 		if err != nil {
@@ -203,6 +206,20 @@ func (f *Factory) ClientFor(c *Credentials) (*sdk.Client, error) {
 		return nil, err
 	}
 	opts := []sdk.Option{sdk.WithUserAgent("wbsctl/" + build.Version)}
+	timeout := f.Global.RequestTimeout
+	if timeout == 0 && f.Getenv("WBSCTL_REQUEST_TIMEOUT") != "" {
+		d, err := time.ParseDuration(f.Getenv("WBSCTL_REQUEST_TIMEOUT"))
+		if err != nil || d <= 0 {
+			return nil, &UsageError{Err: fmt.Errorf("WBSCTL_REQUEST_TIMEOUT %q: want a positive duration such as 10s", f.Getenv("WBSCTL_REQUEST_TIMEOUT"))}
+		}
+		timeout = d
+	}
+	if timeout < 0 {
+		return nil, &UsageError{Err: fmt.Errorf("--request-timeout %v: want a positive duration", timeout)}
+	}
+	if timeout > 0 {
+		opts = append(opts, sdk.WithTimeout(timeout))
+	}
 	if f.Global.CAFile != "" {
 		hc, err := httpClientWithCA(f.Global.CAFile)
 		if err != nil {
