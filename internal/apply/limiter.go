@@ -114,6 +114,10 @@ func (l *Limiter) ObserveResponse(status int, h http.Header) {
 		pause = reset
 	}
 	if pause > 0 {
+		// The platform's window is a minute: a longer wait asked for is
+		// not its rate limit, and a year of Retry-After must not stall a
+		// run. The SDK caps its own waits the same way.
+		pause = min(pause, maxPause)
 		l.mu.Lock()
 		if until := now.Add(pause); until.After(l.pauseUntil) {
 			l.pauseUntil = until
@@ -130,6 +134,9 @@ func (l *Limiter) ObserveResponse(status int, h http.Header) {
 	}
 }
 
+// maxPause caps a pause the platform asks for.
+const maxPause = time.Minute
+
 // Attempts counts the requests that waited on the limiter, retries
 // included.
 func (l *Limiter) Attempts() int64 { return l.attempts.Load() }
@@ -140,10 +147,11 @@ func (l *Limiter) Throttled() int64 { return l.throttled.Load() }
 // headerSeconds reads a header holding a number of seconds.
 func headerSeconds(h http.Header, name string) (time.Duration, bool) {
 	f, ok := headerNumber(h, name)
-	if !ok || f > 1e7 {
+	if !ok {
 		return 0, false
 	}
-	return time.Duration(f * float64(time.Second)), true
+	// Beyond a year the Duration could overflow; any such wait is capped.
+	return time.Duration(min(f, 366*24*3600) * float64(time.Second)), true
 }
 
 // headerNumber reads a header holding a non-negative number.

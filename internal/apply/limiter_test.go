@@ -54,6 +54,9 @@ func TestLimiterPausesOnExhaustedWindow(t *testing.T) {
 		{"429 with reset only", 429, header("RateLimit-Reset", "3"), 3 * time.Second},
 		{"429 bare", 429, header(), time.Second},
 		{"window used up", 200, header("RateLimit-Remaining", "0", "RateLimit-Reset", "12"), 12 * time.Second},
+		{"429 with a year of Retry-After", 429, header("Retry-After", "31536000"), maxPause},
+		{"429 with an absurd Retry-After", 429, header("Retry-After", "1e300"), maxPause},
+		{"window used up for a day", 200, header("RateLimit-Remaining", "0", "RateLimit-Reset", "86400"), maxPause},
 		{"window open", 200, header("RateLimit-Remaining", "5", "RateLimit-Reset", "12"), 0},
 	}
 	for _, tt := range tests {
