@@ -55,6 +55,10 @@
 //     the answer is 429 with Retry-After and the plain JSON body
 //     {"message":"API rate limit exceeded"}, not problem details.
 //
+// NewTLSServer serves it over https with a certificate of the caller's,
+// such as one from SelfSignedCertificate, for tests of a client's TLS
+// handling: trust the certificate's PEM, never skip verification.
+//
 // Fault rules (WithFaults, AddFaults) add latency, answer a status, reset
 // the connection before acting, or act and then drop the answer, by count
 // or seeded probability. Journal and Stats show what the server saw.
