@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,6 +110,9 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 		if errors.As(err, &ve) {
 			doc["violations"] = ve.Violations
 		}
+		if hint := certificateHint(err); hint != "" {
+			doc["hint"] = hint
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(doc)
@@ -133,7 +137,28 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 		}
 	default:
 		fmt.Fprintf(w, "error: %v\n", err)
+		if hint := certificateHint(err); hint != "" {
+			fmt.Fprintf(w, "hint: %s\n", hint)
+		}
 	}
+}
+
+// certificateHint says what to do about a server certificate the client
+// refused. There is no way around the check: the answer is to trust the
+// right authority or to reach the right host.
+func certificateHint(err error) string {
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &unknown):
+		return "the server's certificate is signed by an authority this system does not trust; if it is your organization's (or wbsctl serve --tls's), pass its PEM file with --ca-file"
+	case errors.As(err, &hostname):
+		return "the server's certificate is for another host name; check the base URL"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "the server's certificate has expired or is not valid yet; check this system's clock, or renew the server's certificate"
+	}
+	return ""
 }
 
 // PendingError is a dry run that found changes, asked to say so.

@@ -33,12 +33,20 @@
 //     leaves it as it is.
 //   - Removing a link the element does not have is not an error.
 //   - Lengths are counted in Unicode code points; a body that is not valid
-//     UTF-8 is a 400. Unknown members, wrong types, malformed JSON and
-//     data after the value are 400s; a body over 1 MiB is a 413.
+//     UTF-8 is a 400. Unknown members, a member given twice in one object,
+//     a member name in another case than the spec's (wbselementcode),
+//     wrong types, malformed JSON, nesting deeper than 10000 and data after
+//     the value are 400s; a body over 1 MiB (WithMaxBodyBytes), sent with a
+//     Content-Length or chunked, is a 413 as soon as the limit is passed.
+//     The payload of the execution call is any JSON value, with each
+//     member name at most once per object.
+//   - A server from HTTPServer cuts off slow clients (Timeouts): headers
+//     not sent within 5 s close the connection; a body not sent within
+//     30 s is a 408 problem and closes it. Headers over 64 KiB are a 431.
 //   - Problem types are https://wbstest.invalid/problems/{validation,
 //     malformed, duplicate, not-found, unauthorized, forbidden, too-large,
-//     injected}; every problem has a correlationId member, and a 400 for
-//     invalid fields lists them in errors: [{field, message}].
+//     timeout, injected}; every problem has a correlationId member, and a
+//     400 for invalid fields lists them in errors: [{field, message}].
 //   - Every answer has an X-Correlation-Id header; an acknowledgement
 //     carries the same correlationId.
 //   - The rate limit (WithRateLimit, off by default) is a fixed one-minute
@@ -46,6 +54,10 @@
 //     RateLimit-Remaining and RateLimit-Reset (seconds); beyond the limit
 //     the answer is 429 with Retry-After and the plain JSON body
 //     {"message":"API rate limit exceeded"}, not problem details.
+//
+// NewTLSServer serves it over https with a certificate of the caller's,
+// such as one from SelfSignedCertificate, for tests of a client's TLS
+// handling: trust the certificate's PEM, never skip verification.
 //
 // Fault rules (WithFaults, AddFaults) add latency, answer a status, reset
 // the connection before acting, or act and then drop the answer, by count

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -385,66 +384,6 @@ func (s *Server) lockElement(w http.ResponseWriter, r *http.Request, corr, code 
 	return el, ok
 }
 
-// decode reads a JSON body strictly: bounded size, valid UTF-8, no
-// unknown members, the right types, nothing after the value.
-func (s *Server) decode(w http.ResponseWriter, r *http.Request, corr string, v any) bool {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		problem(w, r, corr, http.StatusRequestEntityTooLarge, "too-large", "Content Too Large",
-			fmt.Sprintf("the body is larger than %d bytes", s.maxBody), nil)
-		return false
-	}
-	if err != nil {
-		problem(w, r, corr, http.StatusBadRequest, "malformed", "Bad Request", "the body could not be read", nil)
-		return false
-	}
-	if !utf8.Valid(raw) {
-		problem(w, r, corr, http.StatusBadRequest, "malformed", "Bad Request", "the body is not valid UTF-8", nil)
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err = dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("data after the JSON value")
-	} else if err == nil {
-		if _, e := dec.Token(); e != io.EOF {
-			err = errors.New("data after the JSON value")
-		}
-	}
-	if err != nil {
-		detail, field := "the body is not valid JSON: "+err.Error(), ""
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) {
-			field = typ.Field
-			detail = fmt.Sprintf("%s: must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
-		} else if strings.HasPrefix(err.Error(), "json: unknown field ") {
-			field = strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			detail = field + ": unknown member (additional properties are not allowed)"
-		}
-		var errs []fieldError
-		if field != "" {
-			errs = []fieldError{{field, detail}}
-		}
-		problem(w, r, corr, http.StatusBadRequest, "malformed", "Bad Request", detail, errs)
-		return false
-	}
-	return true
-}
-
-func jsonKind(k string) string {
-	switch k {
-	case "string", "bool":
-		return "a " + strings.Replace(k, "bool", "boolean", 1)
-	case "slice":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	}
-	return "a number"
-}
-
 // validation collects every violated field of a request.
 type validation struct{ errs []fieldError }
 
@@ -492,9 +431,12 @@ func (v *validation) member(field string, raw json.RawMessage, dst any, want str
 	if len(raw) == 0 || isNull(raw) {
 		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	if err := decodeStrict(raw, dst, field); err != nil {
+		var me *memberError
+		if errors.As(err, &me) {
+			v.add(me.Field, me.Message)
+			return
+		}
 		v.add(field, "must be "+want)
 	}
 }

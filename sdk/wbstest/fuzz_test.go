@@ -15,6 +15,8 @@ func FuzzRequestDecoding(f *testing.F) {
 		`{"wbsElementCode":"A","description":"d","isActive":true,"businessOrganizations":[{"code":"1","entityType":"c"}]}`,
 		`{"description":null,"isActive":null,"businessOrganizations":null}`,
 		`{"businessOrganizations":[]}`, `{"x":1}`, `[`, "\xff", `{"wbsElementCode":"A"} 1`,
+		`{"wbsElementCode":"A","wbsElementCode":"B"}`, `{"WBSELEMENTCODE":"A"}`,
+		`{"businessOrganizations":[{"code":"1","entityType":"c","Code":"2"}]}`,
 	} {
 		f.Add([]byte(s), uint8(0))
 	}

@@ -7,8 +7,8 @@ import (
 
 // problemTypeBase prefixes the type URI of every problem the server sends:
 // problemTypeBase + "validation", "not-found", "unauthorized",
-// "forbidden", "duplicate", "too-large", "malformed", "internal",
-// "unavailable".
+// "forbidden", "duplicate", "too-large", "malformed", "timeout",
+// "internal", "unavailable".
 const problemTypeBase = "https://wbstest.invalid/problems/"
 
 // fieldError is one entry of the "errors" member of a validation problem.

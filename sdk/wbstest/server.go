@@ -121,6 +121,37 @@ func WithSeed(seed int64) Option { return func(s *Server) { s.seed = uint64(seed
 // WithMaxBodyBytes bounds request bodies; default 1 MiB.
 func WithMaxBodyBytes(n int64) Option { return func(s *Server) { s.maxBody = n } }
 
+// Timeouts bound how long a server from HTTPServer waits on a client, so
+// that a slow or stalled one is cut off; a zero field keeps its default.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's line and headers; default 5 s.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included; default 30 s.
+	Read time.Duration
+	// Write bounds writing an answer, from the end of the headers; default 60 s.
+	Write time.Duration
+	// Idle bounds a kept-alive connection between requests; default 2 min.
+	Idle time.Duration
+}
+
+var defaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Write: 60 * time.Second, Idle: 2 * time.Minute}
+
+// WithTimeouts sets the timeouts of the servers HTTPServer returns.
+func WithTimeouts(t Timeouts) Option {
+	return func(s *Server) {
+		for _, f := range []struct {
+			dst *time.Duration
+			v   time.Duration
+		}{
+			{&s.timeouts.ReadHeader, t.ReadHeader}, {&s.timeouts.Read, t.Read}, {&s.timeouts.Write, t.Write}, {&s.timeouts.Idle, t.Idle},
+		} {
+			if f.v > 0 {
+				*f.dst = f.v
+			}
+		}
+	}
+}
+
 // WithLogger logs one line per request; never a header or a body.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.logger = l } }
 
@@ -142,6 +173,7 @@ type Server struct {
 	rateLimit   int
 	seed        uint64
 	maxBody     int64
+	timeouts    Timeouts
 	logger      *slog.Logger
 	key         []byte
 	ts          *httptest.Server
@@ -162,7 +194,7 @@ type Server struct {
 // wbsctl serve or an httptest.Server of the caller's own.
 func New(opts ...Option) *Server {
 	s := &Server{
-		lifetime: time.Hour, now: time.Now, maxPageSize: 100, maxBody: 1 << 20,
+		lifetime: time.Hour, now: time.Now, maxPageSize: 100, maxBody: 1 << 20, timeouts: defaultTimeouts,
 		elements: map[string]*Element{}, windows: map[string]*window{},
 		key: randomBytes(32),
 	}
@@ -193,13 +225,20 @@ func (s *Server) Close() {
 	}
 }
 
+// MaxHeaderBytes bounds the request line and headers of a server from
+// HTTPServer; beyond it (and net/http's small allowance) the answer is
+// 431 Request Header Fields Too Large.
+const MaxHeaderBytes = 64 << 10
+
 // HTTPServer returns an http.Server for addr with the timeouts a server
-// exposed to real clients needs (slow or stalled clients are cut off).
+// exposed to real clients needs (see Timeouts and WithTimeouts) and a
+// bound on header bytes (MaxHeaderBytes).
 func (s *Server) HTTPServer(addr string) *http.Server {
+	t := s.timeouts
 	return &http.Server{
 		Addr: addr, Handler: s,
-		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
+		ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
+		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: MaxHeaderBytes,
 	}
 }
 

@@ -68,32 +68,42 @@ func TestAuthRejections(t *testing.T) {
 	other := New() // another key
 	foreign, _ := other.IssueToken(other.ClientID)
 	parts := strings.Split(good, ".")
-	none := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none"}`)) + "." + parts[1] + "."
+	header := func(h string) string { return base64.RawURLEncoding.EncodeToString([]byte(h)) }
 	tests := []struct{ name, token string }{
 		{"missing", ""},
 		{"garbage", "not-a-jwt"},
 		{"signed with another key", foreign},
-		{"alg none", none},
+		{"alg none", header(`{"alg":"none"}`) + "." + parts[1] + "."},
+		{"alg None, signature kept", header(`{"alg":"None","typ":"JWT"}`) + "." + parts[1] + "." + parts[2]},
+		{"alg HS512", header(`{"alg":"HS512","typ":"JWT"}`) + "." + parts[1] + "." + parts[2]},
+		{"empty signature", parts[0] + "." + parts[1] + "."},
 		{"tampered claims", parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"x","exp":9999999999}`)) + "." + parts[2]},
 	}
-	for _, tt := range tests {
-		code, m, h := call(t, srv, "GET", "/v1/wbs-elements", tt.token, "")
-		if code != 401 || h.Get("WWW-Authenticate") == "" || m["status"] != float64(401) {
-			t.Errorf("%s: %d %v", tt.name, code, m)
+	// The execution call checks the token before the flow: a bad token is
+	// 401 there too, never 403 or a run.
+	execute := "/integration-hub-api/v1/flows/" + strings.TrimPrefix(srv.ClientID, "integrationhub-") + "/execute"
+	rejected := func(name, token string) {
+		t.Helper()
+		for _, r := range []struct{ method, path string }{{"GET", "/v1/wbs-elements"}, {"POST", execute}} {
+			code, m, h := call(t, srv, r.method, r.path, token, "{}")
+			if code != 401 || h.Get("WWW-Authenticate") == "" || m["status"] != float64(401) {
+				t.Errorf("%s on %s: %d %v", name, r.path, code, m)
+			}
 		}
 	}
-	if code, _, _ := call(t, srv, "GET", "/v1/wbs-elements", good, ""); code != 200 {
-		t.Fatalf("good token: %d", code)
+	for _, tt := range tests {
+		rejected(tt.name, tt.token)
+	}
+	for _, r := range []struct{ method, path string }{{"GET", "/v1/wbs-elements"}, {"POST", execute}} {
+		if code, m, _ := call(t, srv, r.method, r.path, good, "{}"); code != 200 {
+			t.Fatalf("good token on %s: %d %v", r.path, code, m)
+		}
 	}
 	now = now.Add(time.Minute)
-	if code, _, _ := call(t, srv, "GET", "/v1/wbs-elements", good, ""); code != 401 {
-		t.Fatalf("expired token: %d", code)
-	}
+	rejected("expired", good)
 	fresh := token(t, srv)
 	srv.ExpireTokens()
-	if code, _, _ := call(t, srv, "GET", "/v1/wbs-elements", fresh, ""); code != 401 {
-		t.Fatalf("revoked token: %d", code)
-	}
+	rejected("revoked", fresh)
 }
 
 func TestValidationAtTheBounds(t *testing.T) {
@@ -122,7 +132,16 @@ func TestValidationAtTheBounds(t *testing.T) {
 		{"malformed", "POST", "/v1/wbs-elements", `{"wbsElementCode":`, 400, ""},
 		{"trailing data", "POST", "/v1/wbs-elements", `{"wbsElementCode":"t1"} {}`, 400, ""},
 		{"invalid UTF-8", "POST", "/v1/wbs-elements", "{\"wbsElementCode\":\"\xff\"}", 400, ""},
-		{"deep nesting", "POST", "/v1/wbs-elements", s("[", 20000) + s("]", 20000), 400, ""},
+		{"deep nesting", "POST", "/v1/wbs-elements", s("[", 100000) + s("]", 100000), 400, ""},
+		{"deep nesting, unclosed", "POST", "/v1/wbs-elements", s("[", 100000), 400, ""},
+		{"duplicate member", "POST", "/v1/wbs-elements", `{"wbsElementCode":"m1","wbsElementCode":"m2"}`, 400, "wbsElementCode: given more than once"},
+		{"duplicate member of an organization", "POST", "/v1/wbs-elements", `{"wbsElementCode":"m3","businessOrganizations":[{"code":"1","entityType":"c","code":"2"}]}`, 400, "businessOrganizations[0].code: given more than once"},
+		{"member in another case", "POST", "/v1/wbs-elements", `{"WBSElementCode":"m4"}`, 400, "WBSElementCode: unknown member"},
+		{"invalid UTF-8 in a member name", "POST", "/v1/wbs-elements", "{\"wbsElementCode\":\"m5\",\"\xc3\":1}", 400, ""},
+		{"token duplicate member", "POST", "/v1/auth/tokens", `{"clientId":"a","clientSecret":"b","clientId":"c"}`, 400, "clientId: given more than once"},
+		{"update duplicate member", "PUT", "/v1/wbs-elements/U", `{"isActive":false,"isActive":true}`, 400, "isActive: given more than once"},
+		{"update organization member in another case", "PUT", "/v1/wbs-elements/U", `{"businessOrganizations":[{"Code":"1","entityType":"c"}]}`, 400, "businessOrganizations[0].Code: unknown member"},
+		{"update duplicate member of an organization", "PUT", "/v1/wbs-elements/U", `{"businessOrganizations":[{"code":"1","entityType":"c","entityType":"d"}]}`, 400, "businessOrganizations[0].entityType: given more than once"},
 		{"update description 101", "PUT", "/v1/wbs-elements/U", `{"description":"` + s("x", 101) + `"}`, 400, "description"},
 		{"update unknown element", "PUT", "/v1/wbs-elements/NOPE", `{}`, 404, ""},
 		{"update wrong type", "PUT", "/v1/wbs-elements/U", `{"isActive":"yes"}`, 400, "isActive"},
@@ -157,8 +176,25 @@ func TestBodySizeLimit(t *testing.T) {
 	srv := NewServer(WithMaxBodyBytes(1024))
 	defer srv.Close()
 	body := `{"wbsElementCode":"big","description":"` + strings.Repeat("x", 2000) + `"}`
-	if code, m, _ := call(t, srv, "POST", "/v1/wbs-elements", token(t, srv), body); code != 413 || m["status"] != float64(413) {
+	tok := token(t, srv)
+	if code, m, _ := call(t, srv, "POST", "/v1/wbs-elements", tok, body); code != 413 || m["status"] != float64(413) {
 		t.Fatalf("%d %v", code, m)
+	}
+	// Chunked, without a Content-Length: the limit holds as the body arrives.
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/wbs-elements", io.MultiReader(strings.NewReader(body)))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var p struct{ Status int }
+	if resp.StatusCode != 413 || json.Unmarshal(raw, &p) != nil || p.Status != 413 {
+		t.Fatalf("chunked: status %d %q", resp.StatusCode, raw)
+	}
+	if len(srv.Elements()) != 0 {
+		t.Fatal("a body over the limit created an element")
 	}
 }
 
@@ -260,5 +296,8 @@ func TestExecuteChecksTheFlow(t *testing.T) {
 	}
 	if code, _, _ := call(t, srv, "POST", "/integration-hub-api/v1/flows/8/execute", tok, `{}`); code != 403 {
 		t.Fatalf("other flow: %d", code)
+	}
+	if code, m, _ := call(t, srv, "POST", "/integration-hub-api/v1/flows/7/execute", tok, `{"x":1,"x":2}`); code != 400 || !strings.Contains(fmt.Sprint(m["detail"]), "x: given more than once") {
+		t.Fatalf("duplicate member in the payload: %d %v", code, m)
 	}
 }

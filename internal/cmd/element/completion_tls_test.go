@@ -1,17 +1,13 @@
 package element_test
 
 import (
-	"context"
-	"encoding/pem"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/wbsctl/wbsctl/internal/cmd/root"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
@@ -29,24 +25,60 @@ func TestDynamicCompletionOfCodes(t *testing.T) {
 	}
 }
 
+// The CLI trusts a server's certificate through --ca-file, and refuses,
+// with a hint, one from an unknown authority, for another host or
+// expired; nothing turns the check off.
 func TestTLSWithCAFile(t *testing.T) {
-	ref := wbstest.New()
-	ts := httptest.NewTLSServer(ref)
-	defer ts.Close()
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600)
-	list := func(extra ...string) (int, string) {
-		io, _, _, errOut := iostreams.Test()
-		f := cmdutil.New(io)
-		env := map[string]string{"WBSCTL_BASE_URL": ts.URL, "WBSCTL_CLIENT_ID": ref.ClientID, "WBSCTL_CLIENT_SECRET": ref.ClientSecret,
-			"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
-		f.Getenv = func(k string) string { return env[k] }
-		return root.Run(context.Background(), f, append([]string{"element", "list"}, extra...)), errOut.String()
+	now := time.Now()
+	otherCA, _, err := wbstest.SelfSignedCertificate([]string{"127.0.0.1"}, now, time.Hour)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, errOut := list("--ca-file", ca); code != 0 {
-		t.Fatalf("with --ca-file: %s", errOut)
+	tests := []struct {
+		name      string
+		hosts     []string
+		notBefore time.Time
+		caFile    func(own []byte) []byte // nil: no --ca-file
+		want      string                  // "": success
+	}{
+		{"trusted with --ca-file", []string{"127.0.0.1"}, now.Add(-time.Minute), func(own []byte) []byte { return own }, ""},
+		{"no --ca-file", []string{"127.0.0.1"}, now.Add(-time.Minute), nil, "signed by unknown authority"},
+		{"another authority", []string{"127.0.0.1"}, now.Add(-time.Minute), func([]byte) []byte { return otherCA }, "signed by unknown authority"},
+		{"another host name", []string{"other.invalid"}, now.Add(-time.Minute), func(own []byte) []byte { return own }, "for another host name"},
+		{"expired", []string{"127.0.0.1"}, now.Add(-48 * time.Hour), func(own []byte) []byte { return own }, "has expired"},
 	}
-	if code, errOut := list(); code == 0 || !strings.Contains(errOut, "certificate") {
-		t.Fatalf("an untrusted certificate was accepted: %d %s", code, errOut)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			certPEM, keyPEM, err := wbstest.SelfSignedCertificate(tt.hosts, tt.notBefore, 24*time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := wbstest.NewTLSServer(certPEM, keyPEM)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			var args []string
+			if tt.caFile != nil {
+				ca := filepath.Join(t.TempDir(), "ca.pem")
+				if err := os.WriteFile(ca, tt.caFile(certPEM), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args = []string{"--ca-file", ca}
+			}
+			r := run(t, srv, false, "", append(args, "element", "list")...)
+			if tt.want == "" {
+				if r.Code != 0 {
+					t.Fatalf("%+v", r)
+				}
+				return
+			}
+			if r.Code != cmdutil.ExitError || !strings.Contains(r.ErrOut, "certificate") || !strings.Contains(r.ErrOut, "hint: ") || !strings.Contains(r.ErrOut, tt.want) {
+				t.Fatalf("a bad certificate was not refused clearly: %+v", r)
+			}
+			if n := len(srv.Journal()); n != 0 {
+				t.Fatalf("the server saw %d requests", n)
+			}
+		})
 	}
 }

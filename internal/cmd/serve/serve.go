@@ -30,6 +30,12 @@ type Options struct {
 	MaxPageSize   int
 	Faults        []string
 	Seed          int64
+	// TLS serves https with a certificate made at start; TLSCAOut is
+	// where its PEM goes (default: a temporary file, removed on exit).
+	TLS      bool
+	TLSCAOut string
+	// TLSCert and TLSKey serve https with the user's own pair.
+	TLSCert, TLSKey string
 	// Ready, when set, receives the base URL once the server listens.
 	Ready func(baseURL string)
 }
@@ -48,6 +54,16 @@ Without --credential it makes up one credential and prints it. It prints its
 base URL on the first line of standard output, logs one line per request on
 standard error, and stops cleanly on SIGINT or SIGTERM.
 
+With --tls it serves https with a self-signed certificate it makes at start
+(ECDSA P-256, valid for a day, for localhost, 127.0.0.1, ::1 and the host of
+--addr, or this machine's host name when --addr listens on every interface).
+It writes the certificate's PEM to the file of --tls-ca-out, or else to a
+temporary file it removes on exit, and prints that file's path on the second
+line of standard output as "ca file:" followed by the path: give it to
+wbsctl's --ca-file, or to curl --cacert. With --tls-cert and --tls-key it
+serves https with your own certificate and key (PEM) instead. Certificate
+verification is never turned off; trust the certificate instead.
+
 A fault is a comma-separated list of key=value: op (token, create, list,
 update, delete, deleteLinks, listLinks, execute), method, kind (latency,
 status, reset, drop-after-commit), status, retry-after, latency, nth,
@@ -55,6 +71,8 @@ probability, times. For instance:
   --fault op=create,kind=drop-after-commit,probability=0.02
   --fault kind=status,status=503,retry-after=1s,probability=0.1`,
 		Example: `  wbsctl serve --addr 127.0.0.1:0
+  wbsctl serve --tls --tls-ca-out ca.pem   # then: wbsctl --ca-file ca.pem --base-url https://127.0.0.1:8080 ...
+  wbsctl serve --addr :8443 --tls-cert server.crt --tls-key server.key
   wbsctl serve --credential integrationhub-1=s3cret --rate-limit 240 --org-update replace`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,6 +94,10 @@ probability, times. For instance:
 	f.IntVar(&opts.MaxPageSize, "max-page-size", 100, "largest pageSize accepted")
 	f.StringArrayVar(&opts.Faults, "fault", nil, "fault rule to inject (repeatable; see above)")
 	f.Int64Var(&opts.Seed, "seed", 1, "seed of probabilistic faults")
+	f.BoolVar(&opts.TLS, "tls", false, "serve https with a self-signed certificate made at start")
+	f.StringVar(&opts.TLSCAOut, "tls-ca-out", "", "with --tls: write the certificate's PEM to this `file` (for --ca-file)")
+	f.StringVar(&opts.TLSCert, "tls-cert", "", "serve https with the certificate (PEM) in this `file`; needs --tls-key")
+	f.StringVar(&opts.TLSKey, "tls-key", "", "the private key (PEM) of --tls-cert, in this `file`")
 	return cmd
 }
 
@@ -109,13 +131,24 @@ func Run(ctx context.Context, opts *Options) error {
 		wbstest.WithTokenLifetime(opts.TokenLifetime), wbstest.WithRateLimit(opts.RateLimit),
 		wbstest.WithMaxPageSize(opts.MaxPageSize), wbstest.WithSeed(opts.Seed), wbstest.WithLogger(logger))
 	srv := wbstest.New(serverOpts...)
+	tlsConfig, caFile, cleanup, err := tlsSetup(opts)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
 
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	baseURL := "http://" + ln.Addr().String()
+	if tlsConfig != nil {
+		baseURL = "https://" + ln.Addr().String()
+	}
 	fmt.Fprintln(opts.IO.Out, baseURL)
+	if caFile != "" {
+		fmt.Fprintf(opts.IO.Out, "ca file:       %s\n", caFile)
+	}
 	if len(opts.Credentials) == 0 {
 		// The server's own, made-up credential: printing it is how a
 		// newcomer gets to use it.
@@ -125,8 +158,15 @@ func Run(ctx context.Context, opts *Options) error {
 		opts.Ready(baseURL)
 	}
 	hs := srv.HTTPServer(opts.Addr)
+	// TLS handshake failures and the like go to the request log.
+	hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	if tlsConfig != nil {
+		hs.TLSConfig = tlsConfig
+		go func() { errc <- hs.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { errc <- hs.Serve(ln) }()
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)

@@ -1,0 +1,86 @@
+package wbstest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http/httptest"
+	"time"
+)
+
+// NewTLSServer starts a server on a loopback port that serves https with
+// the certificate and key in certPEM and keyPEM (see
+// SelfSignedCertificate); call Close when done. Its URL is https. Refused
+// handshakes go to the WithLogger logger, if any.
+func NewTLSServer(certPEM, keyPEM []byte, opts ...Option) (*Server, error) {
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("wbstest: %w", err)
+	}
+	s := New(opts...)
+	s.ts = httptest.NewUnstartedServer(s)
+	s.ts.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	s.ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+	if s.logger != nil {
+		s.ts.Config.ErrorLog = slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn)
+	}
+	s.ts.StartTLS()
+	s.URL = s.ts.URL
+	return s, nil
+}
+
+// SelfSignedCertificate makes a certificate for serving https on hosts
+// (DNS names or IP addresses) with a new ECDSA P-256 key, valid from
+// notBefore for validity. It signs itself and may sign nothing else, so
+// a client that trusts it as an authority (certPEM is what a --ca-file or
+// x509.CertPool.AppendCertsFromPEM takes) trusts this one server and no
+// other. tls.X509KeyPair(certPEM, keyPEM) loads the pair.
+func SelfSignedCertificate(hosts []string, notBefore time.Time, validity time.Duration) (certPEM, keyPEM []byte, err error) {
+	if len(hosts) == 0 {
+		return nil, nil, errors.New("wbstest: a certificate needs at least one host")
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wbstest: generating a key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	if err != nil {
+		return nil, nil, fmt.Errorf("wbstest: generating a serial number: %w", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{Organization: []string{"wbstest reference server"}, CommonName: hosts[0]},
+		NotBefore:    notBefore, NotAfter: notBefore.Add(validity),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true, IsCA: true, MaxPathLenZero: true,
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wbstest: signing the certificate: %w", err)
+	}
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wbstest: encoding the key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), nil
+}
