@@ -20,7 +20,9 @@ func TestVersionHelpAndUsageCodes(t *testing.T) {
 		{[]string{"version", "extra"}, cmdutil.ExitUsage, ""},
 		{[]string{"serve", "--no-such-flag"}, cmdutil.ExitUsage, ""},
 		{[]string{"no-such-command"}, cmdutil.ExitUsage, ""},
-		{[]string{"serve", "--addr", "127.0.0.1:0", "--org-update", "never"}, cmdutil.ExitError, ""},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--org-update", "never"}, cmdutil.ExitUsage, ""},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--fault", "kind=none"}, cmdutil.ExitUsage, ""},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--credential", "no-secret"}, cmdutil.ExitUsage, ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -107,7 +108,7 @@ func Run(ctx context.Context, opts *Options) error {
 	for _, c := range opts.Credentials {
 		id, secret, ok := strings.Cut(c, "=")
 		if !ok || id == "" || secret == "" {
-			return fmt.Errorf("--credential %q: want CLIENT_ID=SECRET", strings.SplitN(c, "=", 2)[0]+"=…")
+			return &cmdutil.UsageError{Err: fmt.Errorf("--credential %q: want CLIENT_ID=SECRET", strings.SplitN(c, "=", 2)[0]+"=…")}
 		}
 		serverOpts = append(serverOpts, wbstest.WithCredential(id, secret))
 	}
@@ -117,12 +118,12 @@ func Run(ctx context.Context, opts *Options) error {
 	case "replace":
 		serverOpts = append(serverOpts, wbstest.WithOrgUpdateMode(wbstest.OrgReplace))
 	default:
-		return fmt.Errorf("--org-update %q: want merge or replace", opts.OrgUpdate)
+		return &cmdutil.UsageError{Err: fmt.Errorf("--org-update %q: want merge or replace", opts.OrgUpdate)}
 	}
 	for _, spec := range opts.Faults {
 		rule, err := ParseFault(spec)
 		if err != nil {
-			return err
+			return &cmdutil.UsageError{Err: err}
 		}
 		serverOpts = append(serverOpts, wbstest.WithFaults(rule))
 	}
