@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -292,7 +293,7 @@ func parseTokenReply(body []byte, now time.Time) (Token, error) {
 	}
 	var expires time.Time
 	if s, ok := seconds(reply.ExpiresIn); ok && s > 0 {
-		expires = now.Add(min(time.Duration(s*float64(time.Second)), maxLifetime))
+		expires = now.Add(min(fromSeconds(s), maxLifetime))
 	}
 	// An exp already past says more of the clocks than of the token; the
 	// platform's 401 settles that case.
@@ -308,7 +309,8 @@ func parseTokenReply(body []byte, now time.Time) (Token, error) {
 	return Token{AccessToken: reply.AccessToken, ExpiresAt: expires}, nil
 }
 
-// seconds reads a JSON number or a string holding one.
+// seconds reads a JSON number or a string holding one; NaN and the
+// infinities are not numbers of seconds.
 func seconds(raw json.RawMessage) (float64, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -323,10 +325,24 @@ func seconds(raw json.RawMessage) (float64, bool) {
 		s = string(raw)
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != f { // NaN
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false
 	}
 	return f, true
+}
+
+// fromSeconds converts seconds to a Duration, saturating beyond the
+// range of a Duration (about 292 years) where a plain conversion would
+// overflow, on amd64 into a large negative value.
+func fromSeconds(s float64) time.Duration {
+	const limit = float64(math.MaxInt64) / float64(time.Second)
+	switch {
+	case s >= limit:
+		return math.MaxInt64
+	case s <= -limit:
+		return math.MinInt64
+	}
+	return time.Duration(s * float64(time.Second))
 }
 
 // jwtExpiry reads the exp claim of a JWT without verifying it.
