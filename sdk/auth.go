@@ -255,17 +255,18 @@ func (ts *tokenSource) exchange(ctx context.Context) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
-	resp, err := c.send(ctx, &request{
+	req := &request{
 		op: opToken, method: "POST", url: c.endpoint("v1", "auth", "tokens"),
-		body: body, safe: true, noAuth: true,
-	})
+		body: body, safe: true, noAuth: true, maxBody: maxSmallBody,
+	}
+	resp, err := c.send(ctx, req)
 	if err != nil {
 		return Token{}, err
 	}
 	now = c.now()
 	tok, err := parseTokenReply(resp.body, now)
 	if err != nil {
-		return Token{}, fmt.Errorf("%s: %w", opToken, err)
+		return Token{}, fmt.Errorf("%s: %w", opToken, badResponse(req, resp.status, resp.header, err))
 	}
 	ts.mu.Lock()
 	ts.adopt(hold(tok, now))
@@ -285,8 +286,8 @@ func parseTokenReply(body []byte, now time.Time) (Token, error) {
 		AccessToken string          `json:"accessToken"`
 		ExpiresIn   json.RawMessage `json:"expiresIn"`
 	}
-	if err := json.Unmarshal(body, &reply); err != nil {
-		return Token{}, fmt.Errorf("the answer is not a token: %v", jsonErrorText(err))
+	if err := decodeObject(body, &reply); err != nil {
+		return Token{}, err
 	}
 	if reply.AccessToken == "" {
 		return Token{}, errors.New("the answer holds no accessToken")
@@ -373,6 +374,9 @@ func jwtExpiry(tok string) (time.Time, bool) {
 func jsonErrorText(err error) string {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
+		if syn.Error() == "unexpected end of JSON input" {
+			return fmt.Sprintf("the JSON is cut short after %d bytes", syn.Offset)
+		}
 		return fmt.Sprintf("invalid JSON at byte %d", syn.Offset)
 	}
 	var typ *json.UnmarshalTypeError

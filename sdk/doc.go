@@ -63,6 +63,12 @@
 // matches it against ErrNotFound, ErrUnauthorized, ErrForbidden,
 // ErrRateLimited and ErrValidation by status.
 //
+// A 2xx answer whose body is not the operation's answer (empty, an HTML
+// page, JSON cut short or of another shape, more than 16 MiB for a page or
+// 1 MiB for an acknowledgement or a token) is a *BadResponseError
+// matching ErrBadResponse, naming what is wrong; it is not retried. A 204
+// is an acknowledgement without a correlation id.
+//
 // Requests are checked against the spec's limits before they are sent; a
 // request that breaks any returns a *ValidationError listing every
 // violated field (it too matches ErrValidation). Lengths are counted in
@@ -80,7 +86,8 @@
 // Retry-After and RateLimit-Reset up to a cap. A create, and a flow
 // execution, is resent only where it provably never reached the platform:
 // a refused connection, a 429, a 503 with Retry-After. Any other failure
-// of a create is an *OutcomeUnknownError matching ErrOutcomeUnknown, so
+// of a create, an unreadable 2xx answer included, is an
+// *OutcomeUnknownError matching ErrOutcomeUnknown, so
 // that the caller reads the element back instead of creating it twice.
 // Waiting stops as soon as the context ends. See RetryPolicy.
 //

@@ -1,8 +1,12 @@
 package sdk
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +16,7 @@ import (
 // hang, whatever the SDK's own timeouts say.
 func hangGuard(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -149,5 +153,337 @@ func TestHostileRetryAfterIsCapped(t *testing.T) {
 				t.Fatalf("%d attempts, want 2", got)
 			}
 		})
+	}
+}
+
+// hostileCall is one operation of the SDK, run against a hostile server.
+type hostileCall struct {
+	name string
+	// kind is what the operation reads: "list", "ack" or "flow".
+	kind string
+	// unsafe marks a call that must never be sent twice.
+	unsafe bool
+	do     func(ctx context.Context, c *Client) error
+}
+
+var hostileCalls = []hostileCall{
+	{"List", "list", false, func(ctx context.Context, c *Client) error {
+		_, err := c.WBSElements.List(ctx, nil)
+		return err
+	}},
+	{"All", "list", false, func(ctx context.Context, c *Client) error {
+		for _, err := range c.WBSElements.All(ctx, nil) {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"Create", "ack", true, func(ctx context.Context, c *Client) error {
+		_, err := c.WBSElements.Create(ctx, &CreateWBSElementRequest{Code: "A"})
+		return err
+	}},
+	{"Update", "ack", false, func(ctx context.Context, c *Client) error {
+		_, err := c.WBSElements.Update(ctx, "A", &UpdateWBSElementRequest{IsActive: Set(true)})
+		return err
+	}},
+	{"Delete", "ack", false, func(ctx context.Context, c *Client) error {
+		_, err := c.WBSElements.Delete(ctx, "A")
+		return err
+	}},
+	{"Execute", "flow", true, func(ctx context.Context, c *Client) error {
+		_, err := c.Flows.Execute(ctx, "flow1", nil)
+		return err
+	}},
+}
+
+// A 2xx answer whose body is not the operation's answer is a
+// *BadResponseError naming what is wrong, sent once and never retried; for
+// a create or a flow execution it is ErrOutcomeUnknown.
+func TestHostileUnreadableAnswers(t *testing.T) {
+	tests := []struct {
+		name        string
+		contentType string
+		body        string
+		reason      string
+		// fineFor lists the kinds of call that may take the body as an
+		// answer.
+		fineFor string
+	}{
+		{"empty", "application/json", "", "the body is empty", "flow"},
+		{"HTML page", "text/html", "<!DOCTYPE html><html><body>Please sign in</body></html>", "HTML or XML", ""},
+		{"HTML labelled JSON", "application/json", "\n  <html><body>Bad gateway</body></html>", "HTML or XML", ""},
+		{"null", "application/json", "null", "not an object", "flow"},
+		{"array", "application/json", `[{"wbsElementCode":"A"}]`, "not an object", "flow"},
+		{"text", "text/plain", "OK", "the body is not JSON", ""},
+		{"cut list", "application/json", `{"data":[{"wbsElementCode":"A","isAc`, "cut short", ""},
+		{"cut acknowledgement", "application/json", `{"correlationId":"c-`, "cut short", ""},
+		{"object without data", "application/json", `{"correlationId":"c-1"}`, "no data member", "ack flow"},
+		{"data not a list", "application/json", `{"data":{"wbsElementCode":"A"}}`, "data is not a list", "ack flow"},
+		{"data null", "application/json", `{"data":null,"hits":null,"next":null}`, "", "list ack flow"},
+		{"correlationId of another type", "application/json", `{"correlationId":5}`, "no data member", "ack flow"},
+	}
+	for _, tt := range tests {
+		for _, call := range hostileCalls {
+			t.Run(tt.name+"/"+call.name, func(t *testing.T) {
+				c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", tt.contentType)
+					fmt.Fprint(w, tt.body)
+				}, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
+				ctx := hangGuard(t)
+				err := call.do(ctx, c)
+				failOnHang(t, ctx, err)
+				if got := n.Load(); got != 1 {
+					t.Fatalf("%d requests, want 1", got)
+				}
+				if strings.Contains(tt.fineFor, call.kind) {
+					if err != nil {
+						t.Fatalf("err = %v, want the body taken as an answer", err)
+					}
+					return
+				}
+				var bad *BadResponseError
+				if !errors.As(err, &bad) || !errors.Is(err, ErrBadResponse) {
+					t.Fatalf("err = %v, want a *BadResponseError", err)
+				}
+				if !strings.Contains(bad.Reason, tt.reason) || bad.StatusCode != 200 || bad.ContentType != tt.contentType {
+					t.Fatalf("%+v, want the reason %q, status 200 and the content type", bad, tt.reason)
+				}
+				if got := errors.Is(err, ErrOutcomeUnknown); got != call.unsafe {
+					t.Fatalf("ErrOutcomeUnknown = %v for %v", got, err)
+				}
+			})
+		}
+	}
+}
+
+// An error status with an HTML page is an *APIError carrying the page's
+// text; a create that got a 5xx page is ErrOutcomeUnknown, sent once.
+func TestHostileHTMLErrorPages(t *testing.T) {
+	for _, status := range []int{400, 404, 500, 502} {
+		for _, call := range hostileCalls {
+			t.Run(fmt.Sprint(status, "/", call.name), func(t *testing.T) {
+				c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(status)
+					fmt.Fprintf(w, "<html><head><title>%d</title></head><body><h1>nginx says no</h1></body></html>", status)
+				}, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
+				ctx := hangGuard(t)
+				err := call.do(ctx, c)
+				failOnHang(t, ctx, err)
+				var apiErr *APIError
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != status || !strings.Contains(apiErr.Body, "nginx says no") {
+					t.Fatalf("err = %v, want an *APIError with status %d and the page's text", err, status)
+				}
+				wantRequests := int64(1)
+				if status == 502 && !call.unsafe {
+					wantRequests = 3
+				}
+				if got := n.Load(); got != wantRequests {
+					t.Fatalf("%d requests, want %d", got, wantRequests)
+				}
+				if got, want := errors.Is(err, ErrOutcomeUnknown), call.unsafe && status >= 500; got != want {
+					t.Fatalf("ErrOutcomeUnknown = %v for %v, want %v", got, err, want)
+				}
+			})
+		}
+	}
+}
+
+// A token exchange answered with a body that holds no token is a
+// *BadResponseError, not retried, and no operation is sent; an HTML error
+// page there is an *APIError, ErrInvalidCredentials only for 400, 401 and
+// 403.
+func TestHostileTokenAnswers(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		// exchanges is how many token requests one call makes.
+		exchanges int64
+		want      error
+	}{
+		{"empty", 200, "", 1, ErrBadResponse},
+		{"HTML", 200, "<html><body>Welcome</body></html>", 1, ErrBadResponse},
+		{"null", 200, "null", 1, ErrBadResponse},
+		{"empty token", 200, `{"accessToken":"","expiresIn":3600}`, 1, ErrBadResponse},
+		{"token of another type", 200, `{"accessToken":5,"expiresIn":3600}`, 1, ErrBadResponse},
+		{"cut", 200, `{"accessToken":"eyJhbGciOiJIUzI1NiJ9.ey`, 1, ErrBadResponse},
+		{"HTML 502", 502, "<html><body>Bad Gateway</body></html>", 3, nil},
+		{"HTML 401", 401, "<html><body>Unauthorized</body></html>", 1, ErrInvalidCredentials},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var operations int64
+			var mu sync.Mutex
+			c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/v1/auth/tokens" {
+					mu.Lock()
+					operations++
+					mu.Unlock()
+					return
+				}
+				w.WriteHeader(tt.status)
+				fmt.Fprint(w, tt.body)
+			}, WithCredentials(fakeClientID, fakeSecret), WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
+			ctx := hangGuard(t)
+			_, err := c.WBSElements.Delete(ctx, "A")
+			failOnHang(t, ctx, err)
+			var apiErr *APIError
+			switch {
+			case tt.want != nil && !errors.Is(err, tt.want):
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			case tt.want == nil && (!errors.As(err, &apiErr) || errors.Is(err, ErrInvalidCredentials)):
+				t.Fatalf("err = %v, want an *APIError that is not ErrInvalidCredentials", err)
+			}
+			if strings.Contains(err.Error(), fakeSecret) {
+				t.Fatalf("error carries the secret: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if operations != 0 {
+				t.Fatalf("%d operations sent without a token", operations)
+			}
+			if got := n.Load(); got != tt.exchanges {
+				t.Fatalf("%d token requests, want %d", got, tt.exchanges)
+			}
+		})
+	}
+}
+
+// hijack takes the connection of an answer over, to break HTTP.
+func hijack(t *testing.T, w http.ResponseWriter) (*bufio.ReadWriter, func()) {
+	conn, rw, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		t.Error(err)
+		return nil, func() {}
+	}
+	return rw, func() { conn.Close() }
+}
+
+// An answer cut off by a closed connection is an error: retried where the
+// request is safe to repeat, ErrOutcomeUnknown and sent once for a create
+// or a flow execution.
+func TestHostileTruncatedAnswers(t *testing.T) {
+	tests := map[string]func(rw *bufio.ReadWriter){
+		"shorter than its Content-Length": func(rw *bufio.ReadWriter) {
+			fmt.Fprint(rw, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n")
+			fmt.Fprint(rw, `{"data":[{"wbsElementCode":"A","isActive":true}],"correlationId":"c-`)
+		},
+		"chunked and never finished": func(rw *bufio.ReadWriter) {
+			fmt.Fprint(rw, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+			fmt.Fprint(rw, "10\r\n{\"data\":[{\"wbsEl\r\n")
+		},
+		"headers cut": func(rw *bufio.ReadWriter) {
+			fmt.Fprint(rw, "HTTP/1.1 200 OK\r\nContent-Ty")
+		},
+		"closed without an answer": func(*bufio.ReadWriter) {},
+	}
+	for name, answer := range tests {
+		for _, call := range hostileCalls {
+			t.Run(name+"/"+call.name, func(t *testing.T) {
+				c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+					rw, closeConn := hijack(t, w)
+					defer closeConn()
+					if rw != nil {
+						answer(rw)
+						rw.Flush()
+					}
+				}, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
+				ctx := hangGuard(t)
+				err := call.do(ctx, c)
+				failOnHang(t, ctx, err)
+				if err == nil {
+					t.Fatal("a cut answer was taken for a success")
+				}
+				wantRequests := int64(3)
+				if call.unsafe {
+					wantRequests = 1
+				}
+				if got := n.Load(); got != wantRequests {
+					t.Fatalf("%d requests, want %d (err %v)", got, wantRequests, err)
+				}
+				if got := errors.Is(err, ErrOutcomeUnknown); got != call.unsafe {
+					t.Fatalf("ErrOutcomeUnknown = %v for %v", got, err)
+				}
+			})
+		}
+	}
+}
+
+// An answer that never ends, trickling or streaming at full speed, ends
+// the call with an error: by the per-attempt timeout, or by the bound on
+// the size of a body read, which is not retried. A create is sent once.
+func TestHostileEndlessAnswers(t *testing.T) {
+	tests := map[string]struct {
+		answer func(w http.ResponseWriter, r *http.Request)
+		// bySize: the size bound ends it, without retries.
+		bySize bool
+	}{
+		"trickling": {answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"data":[`)
+			tick := time.NewTicker(5 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-tick.C:
+					if _, err := fmt.Fprint(w, " "); err != nil {
+						return
+					}
+					w.(http.Flusher).Flush()
+				}
+			}
+		}},
+		"an endless JSON array": {bySize: true, answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"correlationId":"c-1","data":[`)
+			item := []byte(strings.Repeat(`{"wbsElementCode":"A","isActive":true},`, 1000))
+			for r.Context().Err() == nil {
+				if _, err := w.Write(item); err != nil {
+					return
+				}
+			}
+		}},
+	}
+	for name, tt := range tests {
+		for _, call := range hostileCalls {
+			t.Run(name+"/"+call.name, func(t *testing.T) {
+				t.Parallel()
+				// The size bound must end the endless array, not the
+				// timeout, so that case gets a long one.
+				timeout := 200 * time.Millisecond
+				if tt.bySize {
+					timeout = 5 * time.Second
+				}
+				c, n := listServer(t, tt.answer,
+					WithTimeout(timeout),
+					WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: 1, MaxDelay: 2}))
+				ctx := hangGuard(t)
+				err := call.do(ctx, c)
+				failOnHang(t, ctx, err)
+				if err == nil {
+					t.Fatal("an endless answer was taken for a success")
+				}
+				wantRequests := int64(2)
+				if call.unsafe || tt.bySize {
+					wantRequests = 1
+				}
+				if got := n.Load(); got != wantRequests {
+					t.Fatalf("%d requests, want %d (err %v)", got, wantRequests, err)
+				}
+				if tt.bySize && !errors.Is(err, ErrBadResponse) {
+					t.Fatalf("err = %v, want ErrBadResponse", err)
+				}
+				if !tt.bySize && !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("err = %v, want the attempt's deadline", err)
+				}
+				if got := errors.Is(err, ErrOutcomeUnknown); got != call.unsafe {
+					t.Fatalf("ErrOutcomeUnknown = %v for %v", got, err)
+				}
+			})
+		}
 	}
 }

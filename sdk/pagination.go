@@ -59,11 +59,15 @@ type envelope struct {
 // iteration but carry no data.
 func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
 	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, fmt.Errorf("the answer is not a list: %s", jsonErrorText(err))
+	if err := decodeObject(body, &env); err != nil {
+		return nil, err
+	}
+	if env.Data == nil {
+		// Some other JSON object, not a list that happens to be empty.
+		return nil, errors.New("the answer has no data member")
 	}
 	p := &Page[T]{PageNumber: number, url: u}
-	if err := json.Unmarshal(env.Data, &p.Data); err != nil && len(env.Data) > 0 && string(env.Data) != "null" {
+	if err := json.Unmarshal(env.Data, &p.Data); err != nil {
 		return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(err))
 	}
 	// The data alone identifies a page that repeats: the envelope's other
@@ -114,13 +118,14 @@ func (p *pager[T]) pageURL(n int) *url.URL {
 }
 
 func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T], error) {
-	resp, err := p.c.send(ctx, &request{op: p.op, method: "GET", url: u, safe: true, code: p.code})
+	req := &request{op: p.op, method: "GET", url: u, safe: true, code: p.code}
+	resp, err := p.c.send(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	page, err := decodePage[T](resp.body, number, u)
 	if err != nil {
-		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, err)
+		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, badResponse(req, resp.status, resp.header, err))
 	}
 	return page, nil
 }

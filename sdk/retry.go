@@ -87,9 +87,12 @@ func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration
 	return p.backoff(attempt), true
 }
 
-// permanent reports transport errors that a retry cannot mend: a
-// certificate that does not verify stays so.
+// permanent reports failures that a retry cannot mend: a certificate that
+// does not verify stays so, and so does an answer too large to read.
 func permanent(err error) bool {
+	if errors.Is(err, ErrBadResponse) {
+		return true
+	}
 	var verify *tls.CertificateVerificationError
 	var unknownCA x509.UnknownAuthorityError
 	var hostname x509.HostnameError
