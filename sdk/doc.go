@@ -51,8 +51,8 @@
 // or empty next, at a short page when next is absent, and at a 404 for a
 // page after the first. A page that repeats an earlier one ends the
 // iteration with ErrPageLoop. The bearer token is only ever sent to the
-// origin of the client's base URL: a next on another host is read for its
-// page number only.
+// origin of the client's base URL: a next on another host, scheme or path
+// is read for its page number only.
 //
 // # Errors
 //

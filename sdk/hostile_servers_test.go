@@ -2,12 +2,14 @@ package sdk
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -197,6 +199,25 @@ var hostileCalls = []hostileCall{
 	}},
 }
 
+// runFailing runs call, which must fail after want requests, within the
+// hang guard, and with ErrOutcomeUnknown exactly when outcomeUnknown.
+func runFailing(t *testing.T, call hostileCall, c *Client, n *atomic.Int64, want int64, outcomeUnknown bool) error {
+	t.Helper()
+	ctx := hangGuard(t)
+	err := call.do(ctx, c)
+	failOnHang(t, ctx, err)
+	if err == nil {
+		t.Fatal("the hostile answer was taken for a success")
+	}
+	if got := n.Load(); got != want {
+		t.Fatalf("%d requests, want %d (err %v)", got, want, err)
+	}
+	if got := errors.Is(err, ErrOutcomeUnknown); got != outcomeUnknown {
+		t.Fatalf("ErrOutcomeUnknown = %v for %v, want %v", got, err, outcomeUnknown)
+	}
+	return err
+}
+
 // A 2xx answer whose body is not the operation's answer is a
 // *BadResponseError naming what is wrong, sent once and never retried; for
 // a create or a flow execution it is ErrOutcomeUnknown.
@@ -230,27 +251,19 @@ func TestHostileUnreadableAnswers(t *testing.T) {
 					w.Header().Set("Content-Type", tt.contentType)
 					fmt.Fprint(w, tt.body)
 				}, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
-				ctx := hangGuard(t)
-				err := call.do(ctx, c)
-				failOnHang(t, ctx, err)
-				if got := n.Load(); got != 1 {
-					t.Fatalf("%d requests, want 1", got)
-				}
 				if strings.Contains(tt.fineFor, call.kind) {
-					if err != nil {
+					if err := call.do(hangGuard(t), c); err != nil {
 						t.Fatalf("err = %v, want the body taken as an answer", err)
 					}
 					return
 				}
+				err := runFailing(t, call, c, n, 1, call.unsafe)
 				var bad *BadResponseError
 				if !errors.As(err, &bad) || !errors.Is(err, ErrBadResponse) {
 					t.Fatalf("err = %v, want a *BadResponseError", err)
 				}
 				if !strings.Contains(bad.Reason, tt.reason) || bad.StatusCode != 200 || bad.ContentType != tt.contentType {
 					t.Fatalf("%+v, want the reason %q, status 200 and the content type", bad, tt.reason)
-				}
-				if got := errors.Is(err, ErrOutcomeUnknown); got != call.unsafe {
-					t.Fatalf("ErrOutcomeUnknown = %v for %v", got, err)
 				}
 			})
 		}
@@ -268,22 +281,14 @@ func TestHostileHTMLErrorPages(t *testing.T) {
 					w.WriteHeader(status)
 					fmt.Fprintf(w, "<html><head><title>%d</title></head><body><h1>nginx says no</h1></body></html>", status)
 				}, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
-				ctx := hangGuard(t)
-				err := call.do(ctx, c)
-				failOnHang(t, ctx, err)
-				var apiErr *APIError
-				if !errors.As(err, &apiErr) || apiErr.StatusCode != status || !strings.Contains(apiErr.Body, "nginx says no") {
-					t.Fatalf("err = %v, want an *APIError with status %d and the page's text", err, status)
-				}
 				wantRequests := int64(1)
 				if status == 502 && !call.unsafe {
 					wantRequests = 3
 				}
-				if got := n.Load(); got != wantRequests {
-					t.Fatalf("%d requests, want %d", got, wantRequests)
-				}
-				if got, want := errors.Is(err, ErrOutcomeUnknown), call.unsafe && status >= 500; got != want {
-					t.Fatalf("ErrOutcomeUnknown = %v for %v, want %v", got, err, want)
+				err := runFailing(t, call, c, n, wantRequests, call.unsafe && status >= 500)
+				var apiErr *APIError
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != status || !strings.Contains(apiErr.Body, "nginx says no") {
+					t.Fatalf("err = %v, want an *APIError with status %d and the page's text", err, status)
 				}
 			})
 		}
@@ -390,22 +395,11 @@ func TestHostileTruncatedAnswers(t *testing.T) {
 						rw.Flush()
 					}
 				}, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
-				ctx := hangGuard(t)
-				err := call.do(ctx, c)
-				failOnHang(t, ctx, err)
-				if err == nil {
-					t.Fatal("a cut answer was taken for a success")
-				}
 				wantRequests := int64(3)
 				if call.unsafe {
 					wantRequests = 1
 				}
-				if got := n.Load(); got != wantRequests {
-					t.Fatalf("%d requests, want %d (err %v)", got, wantRequests, err)
-				}
-				if got := errors.Is(err, ErrOutcomeUnknown); got != call.unsafe {
-					t.Fatalf("ErrOutcomeUnknown = %v for %v", got, err)
-				}
+				runFailing(t, call, c, n, wantRequests, call.unsafe)
 			})
 		}
 	}
@@ -461,29 +455,148 @@ func TestHostileEndlessAnswers(t *testing.T) {
 				c, n := listServer(t, tt.answer,
 					WithTimeout(timeout),
 					WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: 1, MaxDelay: 2}))
-				ctx := hangGuard(t)
-				err := call.do(ctx, c)
-				failOnHang(t, ctx, err)
-				if err == nil {
-					t.Fatal("an endless answer was taken for a success")
-				}
 				wantRequests := int64(2)
 				if call.unsafe || tt.bySize {
 					wantRequests = 1
 				}
-				if got := n.Load(); got != wantRequests {
-					t.Fatalf("%d requests, want %d (err %v)", got, wantRequests, err)
-				}
+				err := runFailing(t, call, c, n, wantRequests, call.unsafe)
 				if tt.bySize && !errors.Is(err, ErrBadResponse) {
 					t.Fatalf("err = %v, want ErrBadResponse", err)
 				}
 				if !tt.bySize && !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("err = %v, want the attempt's deadline", err)
 				}
-				if got := errors.Is(err, ErrOutcomeUnknown); got != call.unsafe {
-					t.Fatalf("ErrOutcomeUnknown = %v for %v", got, err)
-				}
 			})
 		}
+	}
+}
+
+// A next that is garbage, of another scheme, or on another path of the
+// platform is read for its page number only: the list goes on with page
+// numbers and no other resource is read. A next of zero, a negative
+// number or blanks ends the list.
+func TestHostileNextValues(t *testing.T) {
+	var host string // the server's host:port, set below
+	tests := []struct {
+		name string
+		next func() string // the JSON of next on page 1
+		want string        // the codes read
+	}{
+		{"javascript URL", func() string { return `"javascript:alert(1)"` }, "A,B"},
+		{"data URL", func() string { return `"data:text/plain,pageNumber=2"` }, "A,B"},
+		{"ftp on the same host", func() string { return `"ftp://` + host + `/v1/wbs-elements?pageNumber=2"` }, "A,B"},
+		{"https on the same host", func() string { return `"https://` + host + `/v1/wbs-elements?pageNumber=2"` }, "A,B"},
+		{"same origin", func() string { return `"http://` + host + `/v1/wbs-elements?pageNumber=2"` }, "A,B"},
+		{"the token endpoint", func() string { return `"/v1/auth/tokens?pageNumber=2"` }, "A,B"},
+		{"another list", func() string { return `"/v1/wbs-elements/A/business-organizations?pageNumber=2"` }, "A,B"},
+		{"a dot segment out of the list", func() string { return `"/v1/wbs-elements/../auth/tokens?pageNumber=2"` }, "A,B"},
+		{"with a fragment", func() string { return `"/v1/wbs-elements?pageNumber=2#top"` }, "A,B"},
+		{"text", func() string { return `"not a URL at all"` }, "A,B"},
+		{"bad escape", func() string { return `"%zz"` }, "A,B"},
+		{"bad host", func() string { return `"http://[::1"` }, "A,B"},
+		{"control characters", func() string { return `"\u0000\r\n"` }, "A,B"},
+		{"number beyond int", func() string { return `"99999999999999999999"` }, "A,B"},
+		{"boolean", func() string { return `true` }, "A,B"},
+		{"object", func() string { return `{"page":2}` }, "A,B"},
+		{"zero", func() string { return `"0"` }, "A"},
+		{"negative", func() string { return `-3` }, "A"},
+		{"blanks", func() string { return `"   "` }, "A"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var wrong []string
+			c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/v1/wbs-elements" {
+					mu.Lock()
+					wrong = append(wrong, r.URL.String())
+					mu.Unlock()
+					w.WriteHeader(http.StatusInternalServerError)
+					return
+				}
+				switch r.URL.Query().Get("pageNumber") {
+				case "", "1":
+					fmt.Fprintf(w, `{"data":[{"wbsElementCode":"A","isActive":true}],"next":%s}`, tt.next())
+				case "2":
+					fmt.Fprint(w, `{"data":[{"wbsElementCode":"B","isActive":true}],"next":null}`)
+				default:
+					fmt.Fprint(w, `{"data":[],"next":null}`)
+				}
+			})
+			host = strings.TrimPrefix(c.BaseURL(), "http://")
+			ctx := hangGuard(t)
+			var codes []string
+			for el, err := range c.WBSElements.All(ctx, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				codes = append(codes, el.Code)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(wrong) > 0 {
+				t.Fatalf("requests outside the list: %v", wrong)
+			}
+			if got := strings.Join(codes, ","); got != tt.want {
+				t.Fatalf("codes %s, want %s", got, tt.want)
+			}
+			if got := n.Load(); got > 3 {
+				t.Fatalf("%d requests for two pages", got)
+			}
+		})
+	}
+}
+
+// A hits the SDK cannot hold as a count (beyond int32, negative, not a
+// number) is ignored, so a short page ends the list; an enormous hits that
+// is a count keeps the iteration going only until an empty page.
+func TestHostileHits(t *testing.T) {
+	tests := []struct {
+		hits     string
+		requests int64
+		codes    string
+	}{
+		{"9e18", 1, "1"},
+		{"9223372036854775807", 1, "1"},
+		{"1e308", 1, "1"},
+		{"-1", 1, "1"},
+		{`"9e18"`, 1, "1"},
+		{`"many"`, 1, "1"},
+		{"2147483647", 4, "1,2,3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.hits, func(t *testing.T) {
+			c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+				// One item a page on pages 1 to 3, then empty pages.
+				page := r.URL.Query().Get("pageNumber")
+				data := ""
+				if page == "" || page == "1" || page == "2" || page == "3" {
+					data = fmt.Sprintf(`{"wbsElementCode":"%s","isActive":true}`, cmp.Or(page, "1"))
+				}
+				fmt.Fprintf(w, `{"data":[%s],"hits":%s}`, data, tt.hits)
+			})
+			ctx := hangGuard(t)
+			page, err := c.WBSElements.List(ctx, &ListOptions{PageSize: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page.Hits != nil && *page.Hits < 0 {
+				t.Fatalf("hits read as %d", *page.Hits)
+			}
+			n.Store(0)
+			var codes []string
+			for el, err := range c.WBSElements.All(ctx, &ListOptions{PageSize: 10}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				codes = append(codes, el.Code)
+			}
+			if got := strings.Join(codes, ","); got != tt.codes {
+				t.Fatalf("codes %s, want %s", got, tt.codes)
+			}
+			if got := n.Load(); got != tt.requests {
+				t.Fatalf("%d requests, want %d", got, tt.requests)
+			}
+		})
 	}
 }

@@ -136,11 +136,13 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 // The list ends at an empty page, at a next that is null or empty, and,
 // when the platform sends no next at all, at a short page or once hits
 // items were seen. A next that is a URL, absolute or relative, is
-// followed when it points to the client's own platform; pointing elsewhere
-// (a proxy that reports its internal address, or a hostile server), only
-// its pageNumber is used, so that the token never leaves the platform.
-// A next that is a number is the next page number; any other next (an
-// opaque token) is ignored in favour of the page number.
+// followed when it points to the list itself on the client's own
+// platform; pointing elsewhere (a proxy that reports its internal address,
+// a hostile server, another resource or scheme), only its pageNumber is
+// used, so that the token never leaves the platform and the items read
+// are those of the list. A next that is a number is the next page number;
+// any other next (an opaque token) is ignored in favour of the page
+// number.
 func (p *pager[T]) following(prev *Page[T], seen int) (*url.URL, int, bool) {
 	if len(prev.Data) == 0 {
 		return nil, 0, false
@@ -184,10 +186,11 @@ func (p *pager[T]) following(prev *Page[T], seen int) (*url.URL, int, bool) {
 		return p.pageURL(number), number, true
 	}
 	u := prev.url.ResolveReference(ref)
+	u.Fragment, u.RawFragment = "", "" // never sent; it would only hide a loop
 	if n, err := strconv.Atoi(u.Query().Get("pageNumber")); err == nil && n > 0 {
 		number = n
 	}
-	if !p.c.sameOrigin(u) {
+	if !p.c.sameOrigin(u) || u.Path != p.base.Path {
 		return p.pageURL(number), number, true
 	}
 	return u, number, true
