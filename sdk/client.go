@@ -72,7 +72,9 @@ func WithAccessToken(token string) Option {
 }
 
 // WithHTTPClient sets the HTTP client the SDK sends through. Its Timeout, if
-// any, bounds each attempt together with WithTimeout.
+// any, bounds each attempt together with WithTimeout. A redirect to another
+// origin than the base URL's is never followed; its CheckRedirect, if any,
+// decides on the others.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) {
 		if hc != nil {
@@ -181,7 +183,26 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	c.rc = resty.NewWithClient(c.hc).
+	// A redirect follows the rule of next: only the base URL's origin sees
+	// the token (net/http would forward it to the same host on another
+	// port, to a subdomain, and over plain http). The caller's client is
+	// copied, not changed.
+	hc := *c.hc
+	checkRedirect := hc.CheckRedirect
+	hc.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if !c.sameOrigin(r.URL) {
+			// The redirect itself is the answer, an *APIError.
+			return http.ErrUseLastResponse
+		}
+		if checkRedirect != nil {
+			return checkRedirect(r, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	c.rc = resty.NewWithClient(&hc).
 		SetLogger(discardLogger{}).
 		SetDisableWarn(true).
 		SetRetryCount(0) // retries are ours: see retry.go

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -596,6 +597,51 @@ func TestHostileHits(t *testing.T) {
 			}
 			if got := n.Load(); got != tt.requests {
 				t.Fatalf("%d requests, want %d", got, tt.requests)
+			}
+		})
+	}
+}
+
+// A redirect to another origin (here the same host on another port) is
+// not followed, so the token never reaches it: the redirect is the
+// answer, an *APIError. A redirect on the client's own origin is followed.
+func TestHostileRedirects(t *testing.T) {
+	var leaked atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			leaked.Add(1)
+		}
+		fmt.Fprint(w, `{"data":[],"correlationId":"c-1"}`)
+	}))
+	t.Cleanup(other.Close)
+	for _, call := range hostileCalls {
+		t.Run(call.name, func(t *testing.T) {
+			c, _ := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Get("moved") == "" {
+					target := other.URL + r.URL.Path
+					if r.Method == "GET" {
+						target = r.URL.Path + "?moved=1" // on the same origin
+					}
+					http.Redirect(w, r, target, http.StatusTemporaryRedirect)
+					return
+				}
+				fmt.Fprint(w, `{"data":[],"correlationId":"c-1"}`)
+			})
+			ctx := hangGuard(t)
+			err := call.do(ctx, c)
+			failOnHang(t, ctx, err)
+			if call.kind == "list" {
+				if err != nil {
+					t.Fatalf("a redirect on the same origin: %v", err)
+				}
+				return
+			}
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTemporaryRedirect {
+				t.Fatalf("err = %v, want the redirect as an *APIError", err)
+			}
+			if leaked.Load() != 0 {
+				t.Fatal("the bearer token followed a redirect to another origin")
 			}
 		})
 	}
