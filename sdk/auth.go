@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -254,17 +255,18 @@ func (ts *tokenSource) exchange(ctx context.Context) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
-	resp, err := c.send(ctx, &request{
+	req := &request{
 		op: opToken, method: "POST", url: c.endpoint("v1", "auth", "tokens"),
-		body: body, safe: true, noAuth: true,
-	})
+		body: body, safe: true, noAuth: true, maxBody: maxSmallBody,
+	}
+	resp, err := c.send(ctx, req)
 	if err != nil {
 		return Token{}, err
 	}
 	now = c.now()
 	tok, err := parseTokenReply(resp.body, now)
 	if err != nil {
-		return Token{}, fmt.Errorf("%s: %w", opToken, err)
+		return Token{}, fmt.Errorf("%s: %w", opToken, badResponse(req, resp.status, resp.header, err))
 	}
 	ts.mu.Lock()
 	ts.adopt(hold(tok, now))
@@ -284,15 +286,15 @@ func parseTokenReply(body []byte, now time.Time) (Token, error) {
 		AccessToken string          `json:"accessToken"`
 		ExpiresIn   json.RawMessage `json:"expiresIn"`
 	}
-	if err := json.Unmarshal(body, &reply); err != nil {
-		return Token{}, fmt.Errorf("the answer is not a token: %v", jsonErrorText(err))
+	if err := decodeObject(body, &reply); err != nil {
+		return Token{}, err
 	}
 	if reply.AccessToken == "" {
 		return Token{}, errors.New("the answer holds no accessToken")
 	}
 	var expires time.Time
 	if s, ok := seconds(reply.ExpiresIn); ok && s > 0 {
-		expires = now.Add(min(time.Duration(s*float64(time.Second)), maxLifetime))
+		expires = now.Add(min(fromSeconds(s), maxLifetime))
 	}
 	// An exp already past says more of the clocks than of the token; the
 	// platform's 401 settles that case.
@@ -308,7 +310,8 @@ func parseTokenReply(body []byte, now time.Time) (Token, error) {
 	return Token{AccessToken: reply.AccessToken, ExpiresAt: expires}, nil
 }
 
-// seconds reads a JSON number or a string holding one.
+// seconds reads a JSON number or a string holding one; NaN and the
+// infinities are not numbers of seconds.
 func seconds(raw json.RawMessage) (float64, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -323,10 +326,24 @@ func seconds(raw json.RawMessage) (float64, bool) {
 		s = string(raw)
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != f { // NaN
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false
 	}
 	return f, true
+}
+
+// fromSeconds converts seconds to a Duration, saturating beyond the
+// range of a Duration (about 292 years) where a plain conversion would
+// overflow, on amd64 into a large negative value.
+func fromSeconds(s float64) time.Duration {
+	const limit = float64(math.MaxInt64) / float64(time.Second)
+	switch {
+	case s >= limit:
+		return math.MaxInt64
+	case s <= -limit:
+		return math.MinInt64
+	}
+	return time.Duration(s * float64(time.Second))
 }
 
 // jwtExpiry reads the exp claim of a JWT without verifying it.
@@ -357,6 +374,9 @@ func jwtExpiry(tok string) (time.Time, bool) {
 func jsonErrorText(err error) string {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
+		if syn.Error() == "unexpected end of JSON input" {
+			return fmt.Sprintf("the JSON is cut short after %d bytes", syn.Offset)
+		}
 		return fmt.Sprintf("invalid JSON at byte %d", syn.Offset)
 	}
 	var typ *json.UnmarshalTypeError

@@ -1,7 +1,10 @@
 package sdk
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +22,12 @@ const Version = "0.1.0"
 
 const (
 	defaultTimeout   = 30 * time.Second
-	maxSuccessBody   = 32 << 20
 	defaultUserAgent = "wbsctl-sdk-go/" + Version
+	// maxSuccessBody bounds the 2xx body of a page or a flow's answer that
+	// is read, so that an endless answer ends; maxSmallBody that of an
+	// acknowledgement or a token, which take some bytes.
+	maxSuccessBody = 16 << 20
+	maxSmallBody   = 1 << 20
 )
 
 // Client talks to one platform (one base URL) with one credential. It is
@@ -65,7 +72,9 @@ func WithAccessToken(token string) Option {
 }
 
 // WithHTTPClient sets the HTTP client the SDK sends through. Its Timeout, if
-// any, bounds each attempt together with WithTimeout.
+// any, bounds each attempt together with WithTimeout. A redirect to another
+// origin than the base URL's is never followed; its CheckRedirect, if any,
+// decides on the others.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) {
 		if hc != nil {
@@ -174,7 +183,26 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	c.rc = resty.NewWithClient(c.hc).
+	// A redirect follows the rule of next: only the base URL's origin sees
+	// the token (net/http would forward it to the same host on another
+	// port, to a subdomain, and over plain http). The caller's client is
+	// copied, not changed.
+	hc := *c.hc
+	checkRedirect := hc.CheckRedirect
+	hc.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if !c.sameOrigin(r.URL) {
+			// The redirect itself is the answer, an *APIError.
+			return http.ErrUseLastResponse
+		}
+		if checkRedirect != nil {
+			return checkRedirect(r, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	c.rc = resty.NewWithClient(&hc).
 		SetLogger(discardLogger{}).
 		SetDisableWarn(true).
 		SetRetryCount(0) // retries are ours: see retry.go
@@ -207,6 +235,8 @@ type request struct {
 	code string
 	// noAuth skips the bearer token (the token exchange itself).
 	noAuth bool
+	// maxBody bounds the 2xx body that is read; zero is maxSuccessBody.
+	maxBody int64
 }
 
 // response is a 2xx answer.
@@ -329,7 +359,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		return nil, err
 	}
 	defer hr.Body.Close()
-	limit := int64(maxSuccessBody)
+	limit := cmp.Or(req.maxBody, maxSuccessBody)
 	if hr.StatusCode >= 300 {
 		limit = maxErrorBody
 	}
@@ -344,7 +374,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		if rerr != nil {
 			err = &transportError{err: fmt.Errorf("reading the answer: %w", c.redactErr(rerr))}
 		} else if int64(len(body)) > limit {
-			err = fmt.Errorf("the answer is larger than %d bytes", limit)
+			err = badResponse(req, hr.StatusCode, hr.Header, fmt.Errorf("the body is larger than %d bytes", limit))
 		}
 		c.logAttempt(req, attempt, hr.StatusCode, correlationIDFromHeader(hr.Header), c.now().Sub(start), err)
 		if err != nil {
@@ -379,6 +409,43 @@ func (c *Client) logAttempt(req *request, attempt, status int, correlationID str
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	c.logger.LogAttrs(context.Background(), slog.LevelDebug, "http attempt", attrs...)
+}
+
+// badResponse describes a 2xx answer to req whose body is not the
+// operation's answer.
+func badResponse(req *request, status int, header http.Header, reason error) *BadResponseError {
+	return &BadResponseError{
+		Method: req.method, Path: req.url.Path, StatusCode: status,
+		ContentType: header.Get("Content-Type"), Reason: reason.Error(),
+		CorrelationID: correlationIDFromHeader(header),
+	}
+}
+
+// decodeJSON decodes body, the JSON of a 2xx answer, into v. Its error
+// says what is wrong with the body without quoting it, since it may hold a
+// token.
+func decodeJSON(body []byte, v any) error {
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		return errors.New("the body is empty")
+	case trimmed[0] == '<':
+		return errors.New("the body is HTML or XML, not JSON")
+	case !strings.ContainsRune(`{["-0123456789tfn`, rune(trimmed[0])):
+		return errors.New("the body is not JSON")
+	}
+	if err := json.Unmarshal(trimmed, v); err != nil {
+		return errors.New(jsonErrorText(err))
+	}
+	return nil
+}
+
+// decodeObject is decodeJSON for an answer that must be a JSON object.
+func decodeObject(body []byte, v any) error {
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] != '{' && json.Valid(trimmed) {
+		return errors.New("the body is JSON but not an object")
+	}
+	return decodeJSON(body, v)
 }
 
 // redact removes the client secret and any access token the client holds

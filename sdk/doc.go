@@ -51,8 +51,8 @@
 // or empty next, at a short page when next is absent, and at a 404 for a
 // page after the first. A page that repeats an earlier one ends the
 // iteration with ErrPageLoop. The bearer token is only ever sent to the
-// origin of the client's base URL: a next on another host is read for its
-// page number only.
+// origin of the client's base URL: a next on another host, scheme or path
+// is read for its page number only.
 //
 // # Errors
 //
@@ -62,6 +62,12 @@
 // a rate limiter's {"message": "..."}, reading at most 64 KiB. errors.Is
 // matches it against ErrNotFound, ErrUnauthorized, ErrForbidden,
 // ErrRateLimited and ErrValidation by status.
+//
+// A 2xx answer whose body is not the operation's answer (empty, an HTML
+// page, JSON cut short or of another shape, more than 16 MiB for a page or
+// 1 MiB for an acknowledgement or a token) is a *BadResponseError
+// matching ErrBadResponse, naming what is wrong; it is not retried. A 204
+// is an acknowledgement without a correlation id.
 //
 // Requests are checked against the spec's limits before they are sent; a
 // request that breaks any returns a *ValidationError listing every
@@ -80,7 +86,8 @@
 // Retry-After and RateLimit-Reset up to a cap. A create, and a flow
 // execution, is resent only where it provably never reached the platform:
 // a refused connection, a 429, a 503 with Retry-After. Any other failure
-// of a create is an *OutcomeUnknownError matching ErrOutcomeUnknown, so
+// of a create, an unreadable 2xx answer included, is an
+// *OutcomeUnknownError matching ErrOutcomeUnknown, so
 // that the caller reads the element back instead of creating it twice.
 // Waiting stops as soon as the context ends. See RetryPolicy.
 //

@@ -39,6 +39,10 @@ var (
 	// ErrPageLoop: a list returned a page that it had already returned, so
 	// following it would never end.
 	ErrPageLoop = errors.New("pagination loop")
+	// ErrBadResponse: the platform (or something in between) answered 2xx
+	// with a body that is not the operation's answer; see
+	// *BadResponseError.
+	ErrBadResponse = errors.New("unreadable answer")
 )
 
 // maxErrorBody bounds how much of an error response is read.
@@ -337,3 +341,39 @@ func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcom
 
 // Unwrap returns the underlying failure.
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
+
+// BadResponseError is a 2xx answer whose body is not what the operation
+// returns: an empty body, an HTML page (often a proxy's), JSON cut short or
+// of another shape, or a body larger than the SDK reads. For a create or a
+// flow execution it comes inside an *OutcomeUnknownError, since the
+// platform may have acted on the request all the same. It is not retried.
+type BadResponseError struct {
+	// Method and Path name the request (the path without host or query).
+	Method string
+	Path   string
+	// StatusCode is the HTTP status of the response.
+	StatusCode int
+	// ContentType is the response's Content-Type header.
+	ContentType string
+	// Reason says what is wrong with the body, without quoting it (it may
+	// hold a token).
+	Reason string
+	// CorrelationID is the correlation id of the response headers, where
+	// there is one.
+	CorrelationID string
+}
+
+func (e *BadResponseError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d %s, but the answer is unreadable: %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode), e.Reason)
+	if e.ContentType != "" {
+		b.WriteString(" (Content-Type " + oneLine(e.ContentType, 100) + ")")
+	}
+	if e.CorrelationID != "" {
+		b.WriteString(" (correlation id " + oneLine(e.CorrelationID, 100) + ")")
+	}
+	return b.String()
+}
+
+// Is matches ErrBadResponse.
+func (e *BadResponseError) Is(target error) bool { return target == ErrBadResponse }

@@ -19,7 +19,7 @@ type fakePlatform struct {
 	t         *testing.T
 	srv       *httptest.Server
 	exchanges atomic.Int64
-	// expiresIn is the JSON sent as expiresIn.
+	// expiresIn is the JSON sent as expiresIn; empty leaves the member out.
 	expiresIn string
 	// gate, when set, blocks token exchanges until closed.
 	gate chan struct{}
@@ -61,6 +61,10 @@ func (f *fakePlatform) serve(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.valid[tok] = true
 		f.mu.Unlock()
+		if f.expiresIn == "" {
+			fmt.Fprintf(w, `{"accessToken":%q}`, tok)
+			return
+		}
 		fmt.Fprintf(w, `{"accessToken":%q,"expiresIn":%s}`, tok, f.expiresIn)
 		return
 	}

@@ -25,20 +25,23 @@ func (s *FlowsService) Execute(ctx context.Context, flowID string, body json.Raw
 	if !json.Valid(body) {
 		return nil, &ValidationError{Operation: opExecute, Violations: []Violation{{Field: "body", Limit: "a JSON document", Message: "is not valid JSON"}}}
 	}
-	resp, err := s.c.send(ctx, &request{
+	req := &request{
 		op: opExecute, method: "POST", body: body,
 		url: s.c.endpoint("integration-hub-api", "v1", "flows", flowID, "execute"),
-	})
+	}
+	resp, err := s.c.send(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if len(resp.body) == 0 {
 		return json.RawMessage("null"), nil
 	}
-	if !json.Valid(resp.body) {
-		return nil, fmt.Errorf("%s: the answer is not JSON", opExecute)
+	var answer json.RawMessage
+	if err := decodeJSON(resp.body, &answer); err != nil {
+		// Perhaps a proxy's page: whether the flow ran is unknown.
+		return nil, s.c.finalError(req, badResponse(req, resp.status, resp.header, err))
 	}
-	return json.RawMessage(resp.body), nil
+	return answer, nil
 }
 
 // clientIDPrefix starts the client id of an integration's credential.

@@ -69,14 +69,18 @@ func TestNoSecretInErrorsOrLogs(t *testing.T) {
 	}
 }
 
-func listServer(t *testing.T, page func(w http.ResponseWriter, r *http.Request)) (*Client, *atomic.Int64) {
+// listServer answers every request with page and counts them; its
+// client sends a static token and, unless opts say otherwise, never
+// retries.
+func listServer(t *testing.T, page func(w http.ResponseWriter, r *http.Request), opts ...Option) (*Client, *atomic.Int64) {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
 		page(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := NewClient(srv.URL, WithAccessToken("static-token"), WithRetryPolicy(RetryPolicy{MaxAttempts: 1}))
+	opts = append([]Option{WithAccessToken("static-token"), WithRetryPolicy(RetryPolicy{MaxAttempts: 1})}, opts...)
+	c, err := NewClient(srv.URL, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,11 +59,15 @@ type envelope struct {
 // iteration but carry no data.
 func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
 	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, fmt.Errorf("the answer is not a list: %s", jsonErrorText(err))
+	if err := decodeObject(body, &env); err != nil {
+		return nil, err
+	}
+	if env.Data == nil {
+		// Some other JSON object, not a list that happens to be empty.
+		return nil, errors.New("the answer has no data member")
 	}
 	p := &Page[T]{PageNumber: number, url: u}
-	if err := json.Unmarshal(env.Data, &p.Data); err != nil && len(env.Data) > 0 && string(env.Data) != "null" {
+	if err := json.Unmarshal(env.Data, &p.Data); err != nil {
 		return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(err))
 	}
 	// The data alone identifies a page that repeats: the envelope's other
@@ -114,13 +118,14 @@ func (p *pager[T]) pageURL(n int) *url.URL {
 }
 
 func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T], error) {
-	resp, err := p.c.send(ctx, &request{op: p.op, method: "GET", url: u, safe: true, code: p.code})
+	req := &request{op: p.op, method: "GET", url: u, safe: true, code: p.code}
+	resp, err := p.c.send(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	page, err := decodePage[T](resp.body, number, u)
 	if err != nil {
-		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, err)
+		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, badResponse(req, resp.status, resp.header, err))
 	}
 	return page, nil
 }
@@ -131,11 +136,13 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 // The list ends at an empty page, at a next that is null or empty, and,
 // when the platform sends no next at all, at a short page or once hits
 // items were seen. A next that is a URL, absolute or relative, is
-// followed when it points to the client's own platform; pointing elsewhere
-// (a proxy that reports its internal address, or a hostile server), only
-// its pageNumber is used, so that the token never leaves the platform.
-// A next that is a number is the next page number; any other next (an
-// opaque token) is ignored in favour of the page number.
+// followed when it points to the list itself on the client's own
+// platform; pointing elsewhere (a proxy that reports its internal address,
+// a hostile server, another resource or scheme), only its pageNumber is
+// used, so that the token never leaves the platform and the items read
+// are those of the list. A next that is a number is the next page number;
+// any other next (an opaque token) is ignored in favour of the page
+// number.
 func (p *pager[T]) following(prev *Page[T], seen int) (*url.URL, int, bool) {
 	if len(prev.Data) == 0 {
 		return nil, 0, false
@@ -179,10 +186,11 @@ func (p *pager[T]) following(prev *Page[T], seen int) (*url.URL, int, bool) {
 		return p.pageURL(number), number, true
 	}
 	u := prev.url.ResolveReference(ref)
+	u.Fragment, u.RawFragment = "", "" // never sent; it would only hide a loop
 	if n, err := strconv.Atoi(u.Query().Get("pageNumber")); err == nil && n > 0 {
 		number = n
 	}
-	if !p.c.sameOrigin(u) {
+	if !p.c.sameOrigin(u) || u.Path != p.base.Path {
 		return p.pageURL(number), number, true
 	}
 	return u, number, true

@@ -87,9 +87,12 @@ func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration
 	return p.backoff(attempt), true
 }
 
-// permanent reports transport errors that a retry cannot mend: a
-// certificate that does not verify stays so.
+// permanent reports failures that a retry cannot mend: a certificate that
+// does not verify stays so, and so does an answer too large to read.
 func permanent(err error) bool {
+	if errors.Is(err, ErrBadResponse) {
+		return true
+	}
 	var verify *tls.CertificateVerificationError
 	var unknownCA x509.UnknownAuthorityError
 	var hostname x509.HostnameError
@@ -150,8 +153,8 @@ func outcomeUnknown(err error) bool {
 // (seconds, or a Unix time) when no request is left in the window.
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After"); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && s < 1e9 {
-			return time.Duration(s * float64(time.Second))
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+			return fromSeconds(s)
 		}
 		if t, err := http.ParseTime(v); err == nil {
 			return max(t.Sub(now), 0)
@@ -162,9 +165,9 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 			if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
 				if s >= 1e9 {
 					// Some servers send the end of the window as a Unix time.
-					return max(time.Unix(int64(s), 0).Sub(now), 0)
+					return max(time.Unix(0, 0).Add(fromSeconds(s)).Sub(now), 0)
 				}
-				return time.Duration(s * float64(time.Second))
+				return fromSeconds(s)
 			}
 		}
 	}

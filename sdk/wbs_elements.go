@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"net/http"
 )
 
 // WBSElementsService holds the operations of the groups "WBS Elements" and
@@ -138,15 +139,22 @@ func (c *Client) acknowledged(ctx context.Context, req *request, body any) (*Ack
 		}
 		req.body = b
 	}
+	req.maxBody = maxSmallBody
 	resp, err := c.send(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	var ack Acknowledgement
-	if len(resp.body) > 0 {
-		// The change is done; an answer without a readable
-		// correlationId does not undo it.
-		_ = json.Unmarshal(resp.body, &ack)
+	if resp.status != http.StatusNoContent || len(resp.body) > 0 {
+		// A body that is no JSON object may come from a proxy rather
+		// than the platform, so it does not prove the change was made
+		// (a create then has an unknown outcome). Within an object, a
+		// correlationId of another type does not undo the change.
+		var members map[string]json.RawMessage
+		if err := decodeObject(resp.body, &members); err != nil {
+			return nil, c.finalError(req, badResponse(req, resp.status, resp.header, err))
+		}
+		_ = json.Unmarshal(members["correlationId"], &ack.CorrelationID)
 	}
 	if ack.CorrelationID == "" {
 		ack.CorrelationID = correlationIDFromHeader(resp.header)
