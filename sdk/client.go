@@ -329,6 +329,15 @@ func (c *Client) finalError(req *request, err error) error {
 	return fmt.Errorf("%s: %w", req.op, err)
 }
 
+// timedOut names the per-attempt timeout in err when that timeout, and not
+// the caller's context, ended the attempt.
+func (c *Client) timedOut(ctx, actx context.Context, err error) error {
+	if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no complete answer within %v (the per-attempt timeout): %w", c.timeout, err)
+	}
+	return err
+}
+
 // attempt sends req once.
 func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt int) (*response, error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
@@ -354,7 +363,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		if err == nil {
 			err = errors.New("no response")
 		}
-		err = &transportError{err: c.redactErr(err)}
+		err = &transportError{err: c.timedOut(ctx, actx, c.redactErr(err))}
 		c.logAttempt(req, attempt, 0, "", c.now().Sub(start), err)
 		return nil, err
 	}
@@ -372,7 +381,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	switch {
 	case hr.StatusCode >= 200 && hr.StatusCode < 300:
 		if rerr != nil {
-			err = &transportError{err: fmt.Errorf("reading the answer: %w", c.redactErr(rerr))}
+			err = &transportError{err: fmt.Errorf("reading the answer: %w", c.timedOut(ctx, actx, c.redactErr(rerr)))}
 		} else if int64(len(body)) > limit {
 			err = badResponse(req, hr.StatusCode, hr.Header, fmt.Errorf("the body is larger than %d bytes", limit))
 		}

@@ -41,7 +41,7 @@ func TestBrokenListAnswers(t *testing.T) {
 		{"HTML with 200", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, "<html><body>Sign in to the proxy</body></html>")
-		}, nil, cmdutil.ExitError, "not a list"},
+		}, nil, cmdutil.ExitError, "text/html"},
 		{"HTML with 502", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.WriteHeader(http.StatusBadGateway)
@@ -49,11 +49,11 @@ func TestBrokenListAnswers(t *testing.T) {
 		}, nil, cmdutil.ExitError, "502"},
 		{"empty body", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-		}, nil, cmdutil.ExitError, "list WBS elements"},
+		}, nil, cmdutil.ExitError, "the body is empty"},
 		{"truncated JSON", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"data":[{"wbsElementCode":"A","isAct`)
-		}, nil, cmdutil.ExitError, "list WBS elements"},
+		}, nil, cmdutil.ExitError, "cut short"},
 		{"never-ending answer", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"data":[`)
@@ -66,7 +66,7 @@ func TestBrokenListAnswers(t *testing.T) {
 					w.(http.Flusher).Flush()
 				}
 			}
-		}, []string{"--request-timeout", "200ms"}, cmdutil.ExitError, "deadline"},
+		}, []string{"--request-timeout", "200ms"}, cmdutil.ExitError, "no complete answer within 200ms"},
 		{"enormous hits, no items", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"data":[],"hits":9223372036854775807,"next":null}`)
 		}, []string{"--all"}, cmdutil.ExitOK, ""},
