@@ -111,16 +111,24 @@ func eventually(timeout time.Duration, cond func() bool) bool {
 // readers run SDK reads continuously until stopped. A checkpoint holds
 // the gate to let the reads in flight finish and start no more.
 type readers struct {
-	gate sync.RWMutex
-	stop chan struct{}
-	wg   sync.WaitGroup
+	gate  sync.RWMutex
+	stop  chan struct{}
+	close func() // stops the readers and waits for them; once
+	wg    sync.WaitGroup
 
 	ops, notFound atomic.Int64
 	mu            sync.Mutex
 	errs          []error
 }
 
-func newReaders() *readers { return &readers{stop: make(chan struct{})} }
+func newReaders() *readers {
+	rd := &readers{stop: make(chan struct{})}
+	rd.close = sync.OnceFunc(func() {
+		close(rd.stop)
+		rd.wg.Wait()
+	})
+	return rd
+}
 
 func (rd *readers) start(c *sdk.Client, codes []string, seed uint64) {
 	rd.wg.Add(1)
@@ -159,11 +167,6 @@ func (rd *readers) takeErrors() []error {
 	errs := rd.errs
 	rd.errs = nil
 	return errs
-}
-
-func (rd *readers) close() {
-	close(rd.stop)
-	rd.wg.Wait()
 }
 
 // readOnce is one read: the whole list at some page size, one page, or
