@@ -232,3 +232,55 @@ func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
 	}
 	assertState(t, srv, recs)
 }
+
+// A create that fails before it is sent, because the renewal of a
+// rejected token got a 500, is sent again like an update would be: the
+// record succeeds and the element is created once.
+func TestCreateSentAgainWhenTheTokenRenewalFails(t *testing.T) {
+	srv := wbstest.NewServer(wbstest.WithFaults(
+		wbstest.FaultRule{Operation: wbstest.OpToken, Kind: wbstest.FaultStatus, Status: 500, Nth: 2}))
+	defer srv.Close()
+	c := testClient(t, srv)
+	ctx := context.Background()
+	recs := records(1)
+	plan, err := BuildPlan(ctx, c, recs, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ExpireTokens() // the create's token is rejected and renewed
+	results := Execute(ctx, c, plan, ExecuteOptions{})
+	if results[0].Status != StatusOK {
+		t.Fatalf("create failed: %+v", results[0])
+	}
+	if st := srv.Stats(); st.Creates != 1 || st.Faults[wbstest.FaultStatus] != 1 {
+		t.Fatalf("creates %d, faults %v", st.Creates, st.Faults)
+	}
+	assertState(t, srv, recs)
+}
+
+// A create whose outcome is unknown is settled by the read-back, never
+// sent again blindly: a 500 that did not act leads to one more create,
+// a lost answer of a create that acted to none.
+func TestUnknownCreateIsReadBackNotResent(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		fault       wbstest.FaultRule
+		wantCreates int // create requests
+		wantNote    string
+	}{
+		{"500", wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultStatus, Status: 500, Nth: 1}, 2, "created again"},
+		{"drop after commit", wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultDropAfterCommit, Nth: 1}, 1, "found created"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := wbstest.NewServer(wbstest.WithFaults(tc.fault))
+			defer srv.Close()
+			recs := records(1)
+			results, _ := converge(t, testClient(t, srv), recs, false)
+			st := srv.Stats()
+			if st.Requests[wbstest.OpCreate] != tc.wantCreates || st.Creates != 1 || !strings.Contains(results[0].Note, tc.wantNote) {
+				t.Fatalf("%d create requests (want %d), %d stored, note %q", st.Requests[wbstest.OpCreate], tc.wantCreates, st.Creates, results[0].Note)
+			}
+			assertState(t, srv, recs)
+		})
+	}
+}

@@ -146,7 +146,7 @@ func (e *executor) runAll(ctx context.Context, plan *Plan, idx []int) {
 func (e *executor) apply(ctx context.Context, ch *Change) (*sdk.Acknowledgement, error) {
 	switch ch.Action {
 	case ActionCreate:
-		return e.c.WBSElements.Create(ctx, createRequest(ch.record))
+		return e.create(ctx, ch.record)
 	case ActionDelete:
 		var ack *sdk.Acknowledgement
 		err := retrySafe(ctx, func() (err error) { ack, err = e.c.WBSElements.Delete(ctx, ch.Code); return err })
@@ -174,6 +174,17 @@ func (e *executor) apply(ctx context.Context, ch *Change) (*sdk.Acknowledgement,
 		}
 		return ack, nil
 	}
+}
+
+// create sends the create of r. A 500-class failure that the SDK does
+// not call an unknown outcome is one where the create was not acted on:
+// the renewal of the token failed before it was sent, or the platform
+// kept answering 503 with Retry-After. It is sent again like any
+// idempotent step; an unknown outcome is left to the read-back.
+func (e *executor) create(ctx context.Context, r *Record) (*sdk.Acknowledgement, error) {
+	var ack *sdk.Acknowledgement
+	err := retrySafe(ctx, func() (err error) { ack, err = e.c.WBSElements.Create(ctx, createRequest(r)); return err })
+	return ack, err
 }
 
 func (e *executor) finish(i int, ack *sdk.Acknowledgement, err error, note string) {
@@ -244,7 +255,7 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 			ch := plan.Changes[i]
 			el, ok := current[ch.Code]
 			if !ok {
-				ack, err := e.c.WBSElements.Create(ctx, createRequest(ch.record))
+				ack, err := e.create(ctx, ch.record)
 				if errors.Is(err, sdk.ErrOutcomeUnknown) {
 					e.mu.Lock()
 					e.unknown = append(e.unknown, i)
@@ -281,13 +292,17 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 // cheaper than a failed record).
 const maxServerErrorTries = 5
 
-// retrySafe runs fn, an idempotent step, again after a 500-class answer.
+// retrySafe runs fn again after a 500-class answer, unless the answer
+// leaves open whether the platform acted (a create's unknown outcome):
+// fn is an idempotent step, or a create that the platform refused
+// without acting.
 func retrySafe(ctx context.Context, fn func() error) error {
 	var err error
 	for try := 1; ; try++ {
 		err = fn()
 		var apiErr *sdk.APIError
-		if err == nil || try == maxServerErrorTries || !errors.As(err, &apiErr) || apiErr.StatusCode < 500 {
+		if err == nil || try == maxServerErrorTries || !errors.As(err, &apiErr) || apiErr.StatusCode < 500 ||
+			errors.Is(err, sdk.ErrOutcomeUnknown) {
 			return err
 		}
 		t := time.NewTimer(time.Duration(try) * 20 * time.Millisecond)
