@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -17,19 +18,16 @@ import (
 // forward says whether the create reaches the server first.
 func brokenCreates(t *testing.T, forward bool, answer func(w http.ResponseWriter)) *wbstest.Server {
 	srv := wbstest.New()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/v1/wbs-elements" {
-			if forward {
-				srv.ServeHTTP(httptest.NewRecorder(), r)
-			}
-			answer(w)
-			return
+	return cmdtest.Behind(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/wbs-elements" {
+			return false
 		}
-		srv.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	srv.URL = ts.URL
-	return srv
+		if forward {
+			srv.ServeHTTP(httptest.NewRecorder(), r)
+		}
+		answer(w)
+		return true
+	})
 }
 
 // A create whose answer cannot be read is neither reported done nor sent

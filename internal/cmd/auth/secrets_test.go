@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/credentials"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
@@ -27,22 +27,22 @@ type echoServer struct {
 
 func newEchoServer(t *testing.T) *echoServer {
 	e := &echoServer{Server: wbstest.New(), tokens: map[string]bool{}}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-			e.mu.Lock()
-			e.tokens[tok] = true
-			e.mu.Unlock()
-			if r.Method == http.MethodPut {
-				w.Header().Set("Content-Type", "application/problem+json")
-				w.WriteHeader(http.StatusUnprocessableEntity)
-				fmt.Fprintf(w, `{"title":"token %s","status":422,"detail":"secret %s, token %s","echo":"%s"}`, tok, e.ClientSecret, tok, tok)
-				return
-			}
+	cmdtest.Behind(t, e.Server, func(w http.ResponseWriter, r *http.Request) bool {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			return false
 		}
-		e.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	e.URL = ts.URL
+		e.mu.Lock()
+		e.tokens[tok] = true
+		e.mu.Unlock()
+		if r.Method != http.MethodPut {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		fmt.Fprintf(w, `{"title":"token %s","status":422,"detail":"secret %s, token %s","echo":"%s"}`, tok, e.ClientSecret, tok, tok)
+		return true
+	})
 	return e
 }
 

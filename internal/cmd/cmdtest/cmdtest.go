@@ -5,6 +5,8 @@ package cmdtest
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -53,4 +55,20 @@ func (r Run) Do(t *testing.T, srv *wbstest.Server, args ...string) Result {
 		t.Fatalf("the secret was printed: %+v", res)
 	}
 	return res
+}
+
+// Behind starts srv, which must not be listening yet, behind front: a
+// hostile or broken platform in front of the reference server. front
+// answers a request itself by returning true; the others reach srv.
+// srv.URL becomes the front's.
+func Behind(t *testing.T, srv *wbstest.Server, front func(w http.ResponseWriter, r *http.Request) bool) *wbstest.Server {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !front(w, r) {
+			srv.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	srv.URL = ts.URL
+	return srv
 }

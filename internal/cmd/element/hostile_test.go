@@ -3,11 +3,11 @@ package element_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -15,17 +15,13 @@ import (
 // brokenLists is a reference server whose list answers are replaced by
 // page; tokens are exchanged as usual.
 func brokenLists(t *testing.T, page http.HandlerFunc) *wbstest.Server {
-	srv := wbstest.New()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == "/v1/wbs-elements" {
-			page(w, r)
-			return
+	return cmdtest.Behind(t, wbstest.New(), func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || r.URL.Path != "/v1/wbs-elements" {
+			return false
 		}
-		srv.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	srv.URL = ts.URL
-	return srv
+		page(w, r)
+		return true
+	})
 }
 
 // The CLI ends with a clear error and a failing exit code, within its
