@@ -406,6 +406,44 @@ func TestHostileTruncatedAnswers(t *testing.T) {
 	}
 }
 
+// A token exchange whose answer never ends is cut off by the per-attempt
+// timeout like any call: the operation waiting on it fails, unsent, and
+// the error names the timeout.
+func TestHostileEndlessTokenAnswer(t *testing.T) {
+	var operations atomic.Int64
+	c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/auth/tokens" {
+			operations.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"accessToken":"`)
+		for r.Context().Err() == nil {
+			if _, err := fmt.Fprint(w, "x"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}, WithCredentials(fakeClientID, fakeSecret), WithTimeout(200*time.Millisecond),
+		WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: 1, MaxDelay: 2}))
+	ctx := hangGuard(t)
+	_, err := c.WBSElements.Update(ctx, "A", &UpdateWBSElementRequest{IsActive: Set(true)})
+	failOnHang(t, ctx, err)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "per-attempt timeout") {
+		t.Fatalf("err = %v, want the per-attempt timeout named", err)
+	}
+	if operations.Load() != 0 {
+		t.Fatalf("%d operations sent without a token", operations.Load())
+	}
+	if got := n.Load(); got != 2 {
+		t.Fatalf("%d token requests, want 2 (one retry)", got)
+	}
+}
+
 // An answer that never ends, trickling or streaming at full speed, ends
 // the call with an error: by the per-attempt timeout, or by the bound on
 // the size of a body read, which is not retried. A create is sent once.
