@@ -44,15 +44,26 @@
 //		fmt.Println(el.Code)
 //	}
 //
-// The spec leaves the form of next and the meaning of hits open, so the
-// iterator accepts the plausible forms: next as an absolute or relative
-// URL, a page number, or an opaque value (then page numbers are used);
-// hits as a total or as a page count. It stops at an empty page, at a null
-// or empty next, at a short page when next is absent, and at a 404 for a
-// page after the first. A page that repeats an earlier one ends the
-// iteration with ErrPageLoop. The bearer token is only ever sent to the
-// origin of the client's base URL: a next on another host, scheme or path
-// is read for its page number only.
+// The spec leaves open what next is, what hits counts and how an empty list
+// answers, so the iterator ends a list only on proof, never on one
+// ambiguous signal: an empty page; a page shorter than the size asked when
+// neither next nor hits promises more; or hits, once shown to be a total
+// (the same on every page, at least the items seen), reached. A null or
+// absent next proves nothing alone: a full page without other proof is
+// followed by the next page number, at the cost of one request on a
+// platform whose null does mean the last page. A next that is a URL on the
+// list's own path is followed; any other next (a page number, an offset, an
+// opaque cursor) promises more, and the walk goes on by page number. A page
+// past the end may answer empty, 404, or the last page again. A page that
+// repeats where next or hits led ends the iteration with ErrPageLoop.
+//
+// A 404 with problem details on the first page of the element list is an
+// empty list. For an element's links it is either no links or no element:
+// AllBusinessOrganizations returns ErrNotFound, and
+// AllBusinessOrganizationsOfExisting, for an element the caller knows
+// exists, yields nothing. The bearer token is only ever sent to the origin
+// of the client's base URL: a next on another host, scheme or path is read
+// for its page number only.
 //
 // # Errors
 //

@@ -3,11 +3,15 @@ package sdk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -32,12 +36,12 @@ func FuzzDecodePage(f *testing.F) {
 			return
 		}
 		p := &pager[WBSElement]{c: c, op: opList, base: base, size: 10}
-		if u, n, ok := p.following(page, len(page.Data)); ok {
-			if n < 1 || u == nil {
-				t.Fatalf("next page %d %v", n, u)
+		if st, ok := p.following(page, &walk{size: 10}); ok {
+			if st.number < 1 || st.url == nil {
+				t.Fatalf("next page %d %v", st.number, st.url)
 			}
-			if u.Host != "platform.example" && c.sameOrigin(u) {
-				t.Fatalf("a foreign next was taken for the client's origin: %v", u)
+			if st.url.Host != "platform.example" && c.sameOrigin(st.url) {
+				t.Fatalf("a foreign next was taken for the client's origin: %v", st.url)
 			}
 		}
 	})
@@ -150,4 +154,101 @@ func FuzzNext(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzNextSequence serves a list of n items at the page size asked, with
+// each page's next and hits chosen by the fuzzer among every reading of
+// the spec and every unusable value, pages past the end answered empty,
+// 404 or as the last page again. Whatever the sequence, a listing yields
+// every item once and in order, or fails with an error: never a short
+// list.
+func FuzzNextSequence(f *testing.F) {
+	f.Add(uint8(25), uint8(10), []byte{0, 0, 0})
+	f.Add(uint8(20), uint8(10), []byte{5, 1, 2, 5, 1, 2, 5, 1, 2})
+	f.Add(uint8(237), uint8(7), []byte{3, 4, 6, 7, 8, 9})
+	f.Add(uint8(0), uint8(1), []byte{2})
+	f.Fuzz(func(t *testing.T, n, size uint8, choices []byte) {
+		if size == 0 || len(choices) == 0 {
+			return
+		}
+		pick := func(i int) byte { return choices[i%len(choices)] }
+		var requests atomic.Int64
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			k := int(requests.Add(1))
+			number, err := strconv.Atoi(r.URL.Query().Get("pageNumber"))
+			if err != nil || number < 1 {
+				number = 1
+			}
+			ps, err := strconv.Atoi(r.URL.Query().Get("pageSize"))
+			if err != nil || ps < 1 {
+				ps = 10
+			}
+			last := max((int(n)+ps-1)/ps, 1)
+			c := pick(k)
+			if number > last {
+				switch c % 3 {
+				case 1:
+					w.Header().Set("Content-Type", "application/problem+json")
+					w.WriteHeader(http.StatusNotFound)
+					fmt.Fprint(w, `{"status":404,"title":"Not Found"}`)
+					return
+				case 2:
+					number = last
+				}
+			}
+			lo, hi := min((number-1)*ps, int(n)), min(number*ps, int(n))
+			items := make([]string, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				items = append(items, fmt.Sprintf(`{"wbsElementCode":"E%03d","isActive":true}`, i))
+			}
+			more := hi < int(n)
+			next := []string{
+				`null`, `""`, `"  "`, `true`, `{"page":2}`, `"%zz"`, `-3`, `"0"`,
+				fmt.Sprintf(`"%d"`, number+1), fmt.Sprintf(`%d`, hi), `"b3BhcXVl"`, `"7032"`,
+			}[int(c>>2)%12]
+			if more && c&0x80 != 0 {
+				next = fmt.Sprintf(`"/v1/wbs-elements?pageNumber=%d&pageSize=%d"`, number+1, ps)
+			}
+			hits := []string{`null`, strconv.Itoa(int(n)), strconv.Itoa(len(items)), `"x"`, `-1`, `4294967296`, `2147483647`}[int(pick(k+1))%7]
+			body := `{"data":[` + strings.Join(items, ",") + `],"hits":` + hits
+			if pick(k+2)%5 != 0 {
+				body += `,"next":` + next
+			}
+			fmt.Fprint(w, body+"}")
+		})
+		c, err := NewClient("http://platform.test", WithAccessToken("fuzz-token"), WithTransport(handlerRoundTripper{h}),
+			WithRetryPolicy(RetryPolicy{MaxAttempts: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var codes []string
+		for el, err := range c.WBSElements.All(context.Background(), &ListOptions{PageSize: int(size)}) {
+			if err != nil {
+				return
+			}
+			codes = append(codes, el.Code)
+			if len(codes) > int(n) {
+				t.Fatalf("%d items yielded from a list of %d", len(codes), n)
+			}
+		}
+		if len(codes) != int(n) {
+			t.Fatalf("a short list: %d of %d items and no error, after %d requests", len(codes), n, requests.Load())
+		}
+		for i, code := range codes {
+			if code != fmt.Sprintf("E%03d", i) {
+				t.Fatalf("item %d is %s", i, code)
+			}
+		}
+	})
+}
+
+// handlerRoundTripper answers requests in memory with a handler.
+type handlerRoundTripper struct{ h http.Handler }
+
+func (rt handlerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	rt.h.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = r
+	return resp, nil
 }

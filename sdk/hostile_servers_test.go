@@ -537,8 +537,8 @@ func TestHostileNextValues(t *testing.T) {
 		{"number beyond int", func() string { return `"99999999999999999999"` }, "A,B"},
 		{"boolean", func() string { return `true` }, "A,B"},
 		{"object", func() string { return `{"page":2}` }, "A,B"},
-		{"zero", func() string { return `"0"` }, "A"},
-		{"negative", func() string { return `-3` }, "A"},
+		{"zero", func() string { return `"0"` }, "A,B"},
+		{"negative", func() string { return `-3` }, "A,B"},
 		{"blanks", func() string { return `"   "` }, "A"},
 	}
 	for _, tt := range tests {

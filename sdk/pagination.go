@@ -2,12 +2,14 @@ package sdk
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -101,17 +103,22 @@ type pager[T any] struct {
 	base *url.URL // the list's URL without query
 	size int      // the page size asked for, 0 for the platform's default
 	code string
+	// emptyOn404 reads a 404 on the first page as an empty list: always
+	// for the element list, for an element's links only where the caller
+	// knows the element exists.
+	emptyOn404 bool
 }
 
-// pageURL is the URL of page number n.
-func (p *pager[T]) pageURL(n int) *url.URL {
+// pageURL is the URL of page number n at the given page size (0: the
+// platform's default).
+func (p *pager[T]) pageURL(n, size int) *url.URL {
 	u := *p.base
 	q := url.Values{}
 	if n > 0 {
 		q.Set("pageNumber", strconv.Itoa(n))
 	}
-	if p.size > 0 {
-		q.Set("pageSize", strconv.Itoa(p.size))
+	if size > 0 {
+		q.Set("pageSize", strconv.Itoa(size))
 	}
 	u.RawQuery = q.Encode()
 	return &u
@@ -130,91 +137,164 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 	return page, nil
 }
 
-// following returns the URL and number of the page after prev, or ok ==
-// false when prev is the last page.
+// walk is what one iteration over a list has learnt of the platform's
+// reading of the spec's open points (spec 4.1): what hits counts, and the
+// page size the platform really answers.
+type walk struct {
+	// size is the page size the platform answers: the one asked, or the
+	// smaller one it has shown it caps pages at.
+	size   int
+	capped bool
+	// seen counts the items before the next page: those read, plus those
+	// of the pages before the first one read.
+	seen  int
+	pages int
+	// hits is the first page's hits. hitsTotal holds while every page
+	// sent that same value and it is at least the items seen, as a total
+	// does; hitsPage while every page's hits equals its length, as a count
+	// of the page does. Both hold after one full page whose hits equals
+	// its length: the reading is then unknown.
+	hits      int
+	hitsTotal bool
+	hitsPage  bool
+}
+
+// observe takes in the page just read.
+func (w *walk) observe(hits *int, n int) {
+	w.seen += n
+	w.pages++
+	if w.pages == 1 {
+		w.hitsTotal, w.hitsPage = hits != nil, hits != nil
+		if hits != nil {
+			w.hits = *hits
+		}
+	}
+	w.hitsTotal = w.hitsTotal && hits != nil && *hits == w.hits && w.hits >= w.seen
+	w.hitsPage = w.hitsPage && hits != nil && *hits == n
+}
+
+// moreByHits reports whether hits, read as a total, promises more items.
+func (w *walk) moreByHits() bool { return w.hitsTotal && w.seen < w.hits }
+
+// endByHits reports whether hits, proven a total, has been reached.
+func (w *walk) endByHits() bool { return w.hitsTotal && !w.hitsPage && w.seen >= w.hits }
+
+// step is where the walk goes after a page.
+type step struct {
+	url    *url.URL
+	number int
+	// unproven marks a page read only because the end of the list was
+	// not proven: nothing the platform sent promised it.
+	unproven bool
+}
+
+// following returns the page after prev, or ok == false when prev is
+// proven to be the last page.
 //
-// The list ends at an empty page, at a next that is null or empty, and,
-// when the platform sends no next at all, at a short page or once hits
-// items were seen. A next that is a URL, absolute or relative, is
-// followed when it points to the list itself on the client's own
-// platform; pointing elsewhere (a proxy that reports its internal address,
-// a hostile server, another resource or scheme), only its pageNumber is
-// used, so that the token never leaves the platform and the items read
-// are those of the list. A next that is a number is the next page number;
-// any other next (an opaque token) is ignored in favour of the page
-// number.
-func (p *pager[T]) following(prev *Page[T], seen int) (*url.URL, int, bool) {
+// The end is proven by an empty page; by a short page (fewer items than
+// the page size) when neither next nor hits promises more; or by hits,
+// once shown to be a total, reached while next promises nothing. A null,
+// missing or empty next proves nothing on its own, since a platform may
+// send it on every page: a full page with no other proof of the end is
+// followed by the next page number, which costs one request on a platform
+// whose null next does mean the last page.
+//
+// A next that is a URL, absolute or relative, is followed when it points
+// to the list itself on the client's own platform; pointing elsewhere (a
+// proxy that reports its internal address, a hostile server, another
+// resource or scheme), only its pageNumber is used, so that the token
+// never leaves the platform and the items read are those of the list. Any
+// other next, a number included, is an opaque continuation: it promises
+// more, and the walk goes on by page number. (A number that is the next
+// page number leads to the same page; one that is not, such as an offset,
+// must not be taken for one.)
+func (p *pager[T]) following(prev *Page[T], w *walk) (step, bool) {
 	if len(prev.Data) == 0 {
-		return nil, 0, false
+		return step{}, false
 	}
+	w.observe(prev.Hits, len(prev.Data))
 	number := max(prev.PageNumber, 1) + 1
-	if !prev.nextSent {
-		// Without next, hits may be the total or the count of this page.
-		// A total equals the items seen at the end; a page count always
-		// equals the page's length, and then says nothing of the end.
-		size := p.size
-		if size <= 0 {
-			size = defaultPageSize
+	ref, nextMore := p.continuation(prev)
+	more := nextMore || w.moreByHits()
+	if len(prev.Data) < w.size {
+		if !more {
+			return step{}, false
 		}
-		if len(prev.Data) < size {
-			// A short page ends the list unless hits promises more, as
-			// when the platform caps the page size below the one asked.
-			if prev.Hits == nil || *prev.Hits <= seen {
-				return nil, 0, false
-			}
-		} else if prev.Hits != nil && seen >= *prev.Hits && *prev.Hits != len(prev.Data) {
-			return nil, 0, false
+		if w.pages == 1 && prev.PageNumber <= 1 && w.moreByHits() {
+			// The first page holds fewer items than asked and the total
+			// promises more: the platform caps the page size. Asking for
+			// its size keeps the page numbers of both sides aligned. A
+			// short page after full ones shows no cap, and changing the
+			// size there would shift the pages already read.
+			w.size, w.capped = len(prev.Data), true
 		}
-		return p.pageURL(number), number, true
 	}
+	if !more && w.endByHits() {
+		return step{}, false
+	}
+	if ref != nil {
+		u := prev.url.ResolveReference(ref)
+		u.Fragment, u.RawFragment = "", "" // never sent; it would only hide a loop
+		if n, err := strconv.Atoi(u.Query().Get("pageNumber")); err == nil && n > 0 {
+			number = n
+		}
+		if p.c.sameOrigin(u) && u.Path == p.base.Path {
+			return step{url: u, number: number}, true
+		}
+	}
+	return step{url: p.pageURL(number, p.sizeParam(w)), number: number, unproven: !more}, true
+}
+
+// sizeParam is the pageSize to ask for: none when the caller left it to
+// the platform and the platform has shown no cap.
+func (p *pager[T]) sizeParam(w *walk) int {
+	if p.size <= 0 && !w.capped {
+		return 0
+	}
+	return w.size
+}
+
+// continuation reads prev's next: whether it promises more, and the URL
+// it names, if it is one.
+func (p *pager[T]) continuation(prev *Page[T]) (*url.URL, bool) {
 	if prev.Next == nil {
-		return nil, 0, false
+		return nil, false
 	}
 	next := strings.TrimSpace(*prev.Next)
 	if next == "" {
-		return nil, 0, false
+		return nil, false
 	}
-	if n, err := strconv.Atoi(next); err == nil {
-		if n < 1 {
-			return nil, 0, false
-		}
-		return p.pageURL(n), n, true
+	if _, err := strconv.Atoi(next); err == nil {
+		return nil, true
 	}
 	ref, err := url.Parse(next)
 	if err != nil || (!ref.IsAbs() && !strings.ContainsAny(next, "/?")) {
-		// An opaque continuation token: fall back on page numbers.
-		return p.pageURL(number), number, true
+		return nil, true
 	}
-	u := prev.url.ResolveReference(ref)
-	u.Fragment, u.RawFragment = "", "" // never sent; it would only hide a loop
-	if n, err := strconv.Atoi(u.Query().Get("pageNumber")); err == nil && n > 0 {
-		number = n
-	}
-	if !p.c.sameOrigin(u) || u.Path != p.base.Path {
-		return p.pageURL(number), number, true
-	}
-	return u, number, true
+	return ref, true
 }
 
-// all iterates over the items of every page from opts.PageNumber on,
-// holding one page at a time.
+// all iterates over the items of every page from page start on, holding
+// one page at a time.
 func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		u, number := p.pageURL(start), max(start, 1)
+		w := &walk{size: cmp.Or(max(p.size, 0), defaultPageSize)}
+		w.seen = (max(start, 1) - 1) * w.size
+		at := step{url: p.pageURL(start, p.size), number: max(start, 1)}
 		seenURLs := map[string]bool{}
 		seenPages := map[[32]byte]int{}
-		seen := 0
+		last := 0 // the number of the page read last
 		for {
-			if seenURLs[u.String()] {
-				yield(zero, fmt.Errorf("%s: %w: page %d (%s) was already read", p.op, ErrPageLoop, number, u.Redacted()))
+			if seenURLs[at.url.String()] {
+				yield(zero, fmt.Errorf("%s: %w: page %d (%s) was already read", p.op, ErrPageLoop, at.number, at.url.Redacted()))
 				return
 			}
-			seenURLs[u.String()] = true
-			page, err := p.fetch(ctx, u, number)
+			seenURLs[at.url.String()] = true
+			page, err := p.fetch(ctx, at.url, at.number)
 			if err != nil {
-				if seen > 0 && errors.Is(err, ErrNotFound) {
-					// A page past the end.
+				if platformNotFound(err) && (w.pages > 0 || p.emptyOn404) {
+					// A page past the end, or an empty list.
 					return
 				}
 				yield(zero, err)
@@ -222,22 +302,36 @@ func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 			}
 			if len(page.Data) > 0 {
 				if first, ok := seenPages[page.fingerprint]; ok {
-					yield(zero, fmt.Errorf("%s: %w: page %d repeats page %d", p.op, ErrPageLoop, number, first))
+					if at.unproven && first == last {
+						// A platform that answers a page past the end
+						// with the last page again.
+						return
+					}
+					yield(zero, fmt.Errorf("%s: %w: page %d repeats page %d", p.op, ErrPageLoop, at.number, first))
 					return
 				}
-				seenPages[page.fingerprint] = number
+				seenPages[page.fingerprint] = at.number
 			}
 			for _, item := range page.Data {
 				if !yield(item, nil) {
 					return
 				}
 			}
-			seen += len(page.Data)
-			next, n, ok := p.following(page, seen)
+			last = at.number
+			next, ok := p.following(page, w)
 			if !ok {
 				return
 			}
-			u, number = next, n
+			at = next
 		}
 	}
+}
+
+// platformNotFound reports whether err is the platform's own 404, one with
+// problem details (spec 7), which a list may answer for an empty list or a
+// page past its end. A 404 of another kind, such as a proxy's HTML page for
+// a wrong base URL, is not read as an empty list.
+func platformNotFound(err error) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && apiErr.Problem != nil
 }

@@ -32,15 +32,23 @@ func (s *WBSElementsService) Create(ctx context.Context, req *CreateWBSElementRe
 }
 
 // List returns one page of WBS elements (operation 2). See All to read
-// every page.
+// every page. A 404 with problem details is read as an empty page, the
+// reading of a platform that answers an empty list, or a page past its
+// end, with 404.
 func (s *WBSElementsService) List(ctx context.Context, opts *ListOptions) (*Page[WBSElement], error) {
 	p, number := s.elementPager(opts)
-	return p.fetch(ctx, p.pageURL(number), max(number, 1))
+	page, err := p.fetch(ctx, p.pageURL(number, p.size), max(number, 1))
+	if platformNotFound(err) {
+		return &Page[WBSElement]{Data: []WBSElement{}, PageNumber: max(number, 1)}, nil
+	}
+	return page, err
 }
 
 // All returns every WBS element from opts.PageNumber on, fetching one page
 // at a time as the loop asks for more. An error ends the sequence; breaking
-// out of the loop stops the fetching.
+// out of the loop stops the fetching. A 404 on the first page is an empty
+// list. See the package documentation for how the end of a list is found
+// whatever the platform's next and hits mean.
 func (s *WBSElementsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[WBSElement, error] {
 	p, number := s.elementPager(opts)
 	return p.all(ctx, number)
@@ -48,7 +56,7 @@ func (s *WBSElementsService) All(ctx context.Context, opts *ListOptions) iter.Se
 
 func (s *WBSElementsService) elementPager(opts *ListOptions) (*pager[WBSElement], int) {
 	o := listOptions(opts)
-	return &pager[WBSElement]{c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: o.PageSize}, o.PageNumber
+	return &pager[WBSElement]{c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: o.PageSize, emptyOn404: true}, o.PageNumber
 }
 
 // Update changes a WBS element (operation 3). Fields left unset in req are
@@ -93,22 +101,41 @@ func (s *WBSElementsService) DeleteBusinessOrganizations(ctx context.Context, co
 }
 
 // ListBusinessOrganizations returns one page of the business organizations
-// linked to a WBS element (operation 6).
+// linked to a WBS element (operation 6). A 404 matches ErrNotFound: the
+// element does not exist or, on a platform that answers an empty list
+// with 404, has no links.
 func (s *WBSElementsService) ListBusinessOrganizations(ctx context.Context, code string, opts *ListOptions) (*Page[LinkedBusinessOrganization], error) {
 	p, number, err := s.linkPager(code, opts)
 	if err != nil {
 		return nil, err
 	}
-	return p.fetch(ctx, p.pageURL(number), max(number, 1))
+	return p.fetch(ctx, p.pageURL(number, p.size), max(number, 1))
 }
 
 // AllBusinessOrganizations returns every business organization linked to a
-// WBS element, one page at a time, like All.
+// WBS element, one page at a time, like All. A 404 on the first page
+// matches ErrNotFound, as for ListBusinessOrganizations; a caller that
+// knows the element exists uses AllBusinessOrganizationsOfExisting.
 func (s *WBSElementsService) AllBusinessOrganizations(ctx context.Context, code string, opts *ListOptions) iter.Seq2[LinkedBusinessOrganization, error] {
+	return s.allLinks(ctx, code, opts, false)
+}
+
+// AllBusinessOrganizationsOfExisting is AllBusinessOrganizations for an
+// element the caller knows exists, for instance one that All has just
+// yielded: a 404 on the first page then means that the element has no
+// links, and the sequence is empty. The spec leaves open whether a
+// platform answers an empty list with 404, and the links list is the only
+// operation that would tell a missing element.
+func (s *WBSElementsService) AllBusinessOrganizationsOfExisting(ctx context.Context, code string, opts *ListOptions) iter.Seq2[LinkedBusinessOrganization, error] {
+	return s.allLinks(ctx, code, opts, true)
+}
+
+func (s *WBSElementsService) allLinks(ctx context.Context, code string, opts *ListOptions, exists bool) iter.Seq2[LinkedBusinessOrganization, error] {
 	p, number, err := s.linkPager(code, opts)
 	if err != nil {
 		return func(yield func(LinkedBusinessOrganization, error) bool) { yield(LinkedBusinessOrganization{}, err) }
 	}
+	p.emptyOn404 = exists
 	return p.all(ctx, number)
 }
 

@@ -211,11 +211,12 @@ func setLinkChanges(ch *Change, add, remove []sdk.BusinessOrganization) {
 	}
 }
 
+// readLinks reads the links of an element that the element list holds.
 func readLinks(ctx context.Context, c *sdk.Client, code string, pageSize int) ([]sdk.BusinessOrganization, error) {
 	var have []sdk.BusinessOrganization
 	err := retrySafe(ctx, func() error {
 		have = nil
-		for l, err := range c.WBSElements.AllBusinessOrganizations(ctx, code, &sdk.ListOptions{PageSize: pageSize}) {
+		for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, code, &sdk.ListOptions{PageSize: pageSize}) {
 			if err != nil {
 				return err
 			}

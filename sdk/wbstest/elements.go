@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -286,77 +284,19 @@ func (s *Server) deleteLinks(w http.ResponseWriter, r *http.Request, code, corr 
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request, corr string) {
-	number, size, ok := s.pageParams(w, r, corr)
-	if !ok {
-		return
-	}
 	s.mu.Lock()
-	total := len(s.order)
-	items := []map[string]any{}
-	for i := (number - 1) * size; i < total && i < number*size; i++ {
+	writePage(s, w, r, corr, len(s.order), func(i int) map[string]any {
 		el := s.elements[s.order[i]]
-		items = append(items, map[string]any{"wbsElementCode": el.Code, "description": el.Description, "isActive": el.IsActive})
-	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, envelope(r, items, total, number, size))
+		return map[string]any{"wbsElementCode": el.Code, "description": el.Description, "isActive": el.IsActive}
+	})
 }
 
 func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, code, corr string) {
-	number, size, ok := s.pageParams(w, r, corr)
-	if !ok {
-		return
-	}
 	el, ok := s.lockElement(w, r, corr, code)
 	if !ok {
 		return
 	}
-	total := len(el.BusinessOrganizations)
-	items := []BusinessOrganization{}
-	for i := (number - 1) * size; i < total && i < number*size; i++ {
-		items = append(items, el.BusinessOrganizations[i])
-	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, envelope(r, items, total, number, size))
-}
-
-// envelope is a list page: hits is the total count, next the absolute
-// URL of the next page or null on the last.
-func envelope[T any](r *http.Request, items []T, total, number, size int) map[string]any {
-	var next any
-	if number*size < total {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		u := url.URL{Scheme: scheme, Host: r.Host, Path: r.URL.Path, RawPath: r.URL.RawPath,
-			RawQuery: url.Values{"pageNumber": {strconv.Itoa(number + 1)}, "pageSize": {strconv.Itoa(size)}}.Encode()}
-		next = u.String()
-	}
-	return map[string]any{"data": items, "hits": total, "next": next}
-}
-
-func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, corr string) (int, int, bool) {
-	var v validation
-	q := r.URL.Query()
-	read := func(name string, def, max int) int {
-		raw := q.Get(name)
-		if raw == "" {
-			return def
-		}
-		n, err := strconv.ParseInt(raw, 10, 32)
-		switch {
-		case err != nil:
-			v.add(name, "must be an integer")
-		case n < 1:
-			v.add(name, "must be at least 1")
-		case max > 0 && int(n) > max:
-			v.add(name, fmt.Sprintf("must be at most %d", max))
-		}
-		return int(n)
-	}
-	number := read("pageNumber", 1, 0)
-	size := read("pageSize", 10, s.maxPageSize)
-	return number, size, !v.fail(w, r, corr)
+	writePage(s, w, r, corr, len(el.BusinessOrganizations), func(i int) BusinessOrganization { return el.BusinessOrganizations[i] })
 }
 
 func (s *Server) execute(w http.ResponseWriter, r *http.Request, flowID string, c claims, corr string) {

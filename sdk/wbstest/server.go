@@ -103,7 +103,9 @@ func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = n
 // WithOrgUpdateMode sets what an update's businessOrganizations does.
 func WithOrgUpdateMode(m OrgUpdateMode) Option { return func(s *Server) { s.orgMode = m } }
 
-// WithMaxPageSize sets the largest pageSize accepted; default 100.
+// WithMaxPageSize sets the largest page size the server answers; default
+// 100. A larger pageSize is served at this size, silently, as a platform
+// that caps its pages does.
 func WithMaxPageSize(n int) Option { return func(s *Server) { s.maxPageSize = n } }
 
 // WithRateLimit answers 429 beyond perMinute requests per minute and
@@ -170,6 +172,10 @@ type Server struct {
 	now         func() time.Time
 	orgMode     OrgUpdateMode
 	maxPageSize int
+	nextStyle   NextStyle
+	hits        HitsMeaning
+	emptyStatus int
+	pastEnd     PastEnd
 	rateLimit   int
 	seed        uint64
 	maxBody     int64

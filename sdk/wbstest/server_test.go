@@ -147,9 +147,9 @@ func TestValidationAtTheBounds(t *testing.T) {
 		{"update wrong type", "PUT", "/v1/wbs-elements/U", `{"isActive":"yes"}`, 400, "isActive"},
 		{"delete links empty", "POST", "/v1/wbs-elements/U/business-organizations/delete", `{"businessOrganizations":[]}`, 400, "businessOrganizations"},
 		{"delete links missing", "POST", "/v1/wbs-elements/U/business-organizations/delete", `{}`, 400, "businessOrganizations"},
-		{"page size over max", "GET", "/v1/wbs-elements?pageSize=101", "", 400, "pageSize"},
-		{"page number zero", "GET", "/v1/wbs-elements?pageNumber=0", "", 400, "pageNumber"},
-		{"page size text", "GET", "/v1/wbs-elements?pageSize=ten", "", 400, "pageSize"},
+		{"page size over max is clamped", "GET", "/v1/wbs-elements?pageSize=101", "", 200, ""},
+		{"page number zero is clamped", "GET", "/v1/wbs-elements?pageNumber=0", "", 200, ""},
+		{"page size text is the default", "GET", "/v1/wbs-elements?pageSize=ten", "", 200, ""},
 		{"links of unknown element", "GET", "/v1/wbs-elements/NOPE/business-organizations", "", 404, ""},
 		{"delete unknown", "DELETE", "/v1/wbs-elements/NOPE", "", 404, ""},
 	}

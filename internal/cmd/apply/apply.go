@@ -34,6 +34,7 @@ type Options struct {
 	Yes              bool
 	SkipInvalid      bool
 	Concurrency      int
+	PageSize         int
 	Rate             string
 	Report           string
 	Quiet            bool
@@ -90,6 +91,7 @@ the same command again finishes the job.`,
 	fl.BoolVar(&opts.Yes, "yes", false, "do not ask before pruning")
 	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave invalid records out instead of stopping")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight at most")
+	fl.IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
@@ -110,6 +112,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.Concurrency < 1 {
 		return &cmdutil.UsageError{Err: errors.New("--concurrency must be at least 1")}
+	}
+	if o.PageSize < 1 {
+		return &cmdutil.UsageError{Err: errors.New("--page-size must be at least 1")}
 	}
 	var in io.Reader = f.IO.In
 	if o.File != "-" {
@@ -140,7 +145,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	plan, err := engine.BuildPlan(ctx, c, parsed.Records, engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency})
+	plan, err := engine.BuildPlan(ctx, c, parsed.Records, engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize})
 	if err != nil {
 		return err
 	}
@@ -181,7 +186,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	start := time.Now()
 	results := engine.Execute(ctx, c, plan, engine.ExecuteOptions{
-		Concurrency: o.Concurrency, Stop: o.Stop, AllowPrune: allowPrune,
+		Concurrency: o.Concurrency, PageSize: o.PageSize, Stop: o.Stop, AllowPrune: allowPrune,
 		OnResult: func(r engine.Result) {
 			done.Add(1)
 			if bar != nil {

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,7 +13,8 @@ import (
 
 // NewCmdExport returns `wbsctl export`.
 func NewCmdExport(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	pageSize := 100
+	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write every WBS element with its organizations, in a format apply reads",
 		Long: `Write every WBS element with its business organizations as CSV (the
@@ -34,23 +36,28 @@ each element, its organizations.`,
 			if err != nil {
 				return err
 			}
-			records, err := export(cmd.Context(), c)
+			if pageSize < 1 {
+				return &cmdutil.UsageError{Err: errors.New("--page-size must be at least 1")}
+			}
+			records, err := export(cmd.Context(), c, pageSize)
 			if err != nil {
 				return err
 			}
 			return engine.Write(f.IO.Out, format, records)
 		},
 	}
+	cmd.Flags().IntVar(&pageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
+	return cmd
 }
 
-func export(ctx context.Context, c *sdk.Client) ([]engine.Record, error) {
+func export(ctx context.Context, c *sdk.Client, pageSize int) ([]engine.Record, error) {
 	var records []engine.Record
-	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: 100}) {
+	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize}) {
 		if err != nil {
 			return nil, err
 		}
 		r := engine.Record{Code: el.Code, Description: el.Description, IsActive: sdk.Bool(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
-		for l, err := range c.WBSElements.AllBusinessOrganizations(ctx, el.Code, &sdk.ListOptions{PageSize: 100}) {
+		for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, el.Code, &sdk.ListOptions{PageSize: pageSize}) {
 			if err != nil {
 				return nil, fmt.Errorf("organizations of %q: %w", el.Code, err)
 			}

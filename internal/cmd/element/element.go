@@ -340,27 +340,52 @@ func runOrgList(ctx context.Context, o *ListOptions) error {
 		return p.Add(l, b.EntityType, b.Code)
 	}
 	lo := &sdk.ListOptions{PageNumber: o.Page, PageSize: o.PageSize}
+	var links []sdk.LinkedBusinessOrganization
 	if o.All {
 		for l, err := range c.WBSElements.AllBusinessOrganizations(ctx, o.Code, lo) {
 			if err != nil {
-				return err
+				if err := noLinksOrErr(ctx, c, o.Code, err); err != nil {
+					return err
+				}
+				break
 			}
-			if err := add(l); err != nil {
-				return err
-			}
+			links = append(links, l)
 		}
 	} else {
 		page, err := c.WBSElements.ListBusinessOrganizations(ctx, o.Code, lo)
 		if err != nil {
-			return err
-		}
-		for _, l := range page.Data {
-			if err := add(l); err != nil {
+			if err := noLinksOrErr(ctx, c, o.Code, err); err != nil {
 				return err
 			}
+		} else {
+			links = page.Data
+		}
+	}
+	for _, l := range links {
+		if err := add(l); err != nil {
+			return err
 		}
 	}
 	return p.Flush()
+}
+
+// noLinksOrErr reads a 404 of an element's links list: on a platform that
+// answers an empty list with 404 it may mean that the element has no
+// links, which only the element list can tell from a missing element. It
+// returns nil for an element the list holds, err otherwise.
+func noLinksOrErr(ctx context.Context, c *sdk.Client, code string, err error) error {
+	if !errors.Is(err, sdk.ErrNotFound) {
+		return err
+	}
+	for el, lerr := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: 100}) {
+		if lerr != nil {
+			return fmt.Errorf("%w (and the element list could not tell whether %q exists: %w)", err, code, lerr)
+		}
+		if el.Code == code {
+			return nil
+		}
+	}
+	return err
 }
 
 // OrgRemoveOptions are the inputs of `element org remove`.

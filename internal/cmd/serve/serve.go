@@ -2,6 +2,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,10 @@ type Options struct {
 	OrgUpdate     string
 	RateLimit     int
 	MaxPageSize   int
-	Faults        []string
+	// Next, Hits, EmptyList and PastEnd choose the server's reading of
+	// the spec's open points on lists; see wbstest.
+	Next, Hits, EmptyList, PastEnd string
+	Faults                         []string
 	Seed          int64
 	// TLS serves https with a certificate made at start; TLSCAOut is
 	// where its PEM goes (default: a temporary file, removed on exit).
@@ -92,7 +96,11 @@ probability, times. For instance:
 	f.DurationVar(&opts.TokenLifetime, "token-lifetime", time.Hour, "lifetime of issued access tokens")
 	f.StringVar(&opts.OrgUpdate, "org-update", "merge", "what an update's businessOrganizations does: merge or replace")
 	f.IntVar(&opts.RateLimit, "rate-limit", 0, "requests per minute per client id (0: no limit)")
-	f.IntVar(&opts.MaxPageSize, "max-page-size", 100, "largest pageSize accepted")
+	f.IntVar(&opts.MaxPageSize, "max-page-size", 100, "largest page size answered; a larger pageSize is served at this size, silently")
+	f.StringVar(&opts.Next, "next", "url", "what a list page's next holds: url, relative, page, offset, cursor, null or absent")
+	f.StringVar(&opts.Hits, "hits", "total", "what a list page's hits counts: total, page or null")
+	f.StringVar(&opts.EmptyList, "empty-list", "200", "status of an empty list: 200 (empty data) or 404")
+	f.StringVar(&opts.PastEnd, "past-end", "empty", "answer to a page past the end: empty, 404 or last (the last page again)")
 	f.StringArrayVar(&opts.Faults, "fault", nil, "fault rule to inject (repeatable; see above)")
 	f.Int64Var(&opts.Seed, "seed", 1, "seed of probabilistic faults")
 	f.BoolVar(&opts.TLS, "tls", false, "serve https with a self-signed certificate made at start")
@@ -120,6 +128,11 @@ func Run(ctx context.Context, opts *Options) error {
 	default:
 		return &cmdutil.UsageError{Err: fmt.Errorf("--org-update %q: want merge or replace", opts.OrgUpdate)}
 	}
+	readings, err := listReadings(opts)
+	if err != nil {
+		return err
+	}
+	serverOpts = append(serverOpts, readings...)
 	for _, spec := range opts.Faults {
 		rule, err := ParseFault(spec)
 		if err != nil {
@@ -182,6 +195,35 @@ func Run(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// listReadings reads the flags that choose the server's reading of lists.
+func listReadings(opts *Options) ([]wbstest.Option, error) {
+	next, err := wbstest.ParseNextStyle(cmp.Or(opts.Next, "url"))
+	if err != nil {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--next: %w", err)}
+	}
+	hits, err := wbstest.ParseHitsMeaning(cmp.Or(opts.Hits, "total"))
+	if err != nil {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--hits: %w", err)}
+	}
+	pastEnd, err := wbstest.ParsePastEnd(cmp.Or(opts.PastEnd, "empty"))
+	if err != nil {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--past-end: %w", err)}
+	}
+	empty := http.StatusOK
+	switch opts.EmptyList {
+	case "", "200":
+	case "404":
+		empty = http.StatusNotFound
+	default:
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--empty-list %q: want 200 or 404", opts.EmptyList)}
+	}
+	if opts.MaxPageSize < 0 {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--max-page-size %d: want at least 1", opts.MaxPageSize)}
+	}
+	return []wbstest.Option{wbstest.WithNextStyle(next), wbstest.WithHitsMeaning(hits),
+		wbstest.WithEmptyListStatus(empty), wbstest.WithPastEnd(pastEnd)}, nil
 }
 
 // ParseFault reads a fault rule such as

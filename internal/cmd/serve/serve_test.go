@@ -75,6 +75,11 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "sometimes"},
 		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Credentials: []string{"no-secret"}},
 		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Faults: []string{"kind=explode"}},
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Next: "link"},
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Hits: "some"},
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", EmptyList: "204"},
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", PastEnd: "wrap"},
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", MaxPageSize: -1},
 	} {
 		if err := Run(context.Background(), opts); err == nil {
 			t.Errorf("%+v: no error", opts)

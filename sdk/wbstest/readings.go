@@ -1,0 +1,212 @@
+package wbstest
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// The spec leaves open what a list's next and hits are and what an empty
+// list answers (spec 4.1, 7). The server takes one reading of each at a
+// time, chosen by options, so that a client can be tested against every
+// plausible platform. The defaults are the readings of the server's first
+// version: next the absolute URL of the next page, hits the total, an empty
+// list and a page past the end answered 200 with empty data.
+
+// NextStyle is what a list page's next member holds.
+type NextStyle int
+
+const (
+	// NextURL is the absolute URL of the next page, null on the last.
+	NextURL NextStyle = iota
+	// NextRelativeURL is the next page's path and query, null on the last.
+	NextRelativeURL
+	// NextPageNumber is the number of the next page as a string, null on
+	// the last.
+	NextPageNumber
+	// NextOffset is an opaque cursor made of digits only (the offset of
+	// the next item), null on the last: a client must not take it for a
+	// page number.
+	NextOffset
+	// NextCursor is an opaque token, null on the last.
+	NextCursor
+	// NextNull is null on every page.
+	NextNull
+	// NextAbsent leaves the member out of every page.
+	NextAbsent
+)
+
+var nextStyleNames = []string{"url", "relative", "page", "offset", "cursor", "null", "absent"}
+
+// HitsMeaning is what a list page's hits member counts.
+type HitsMeaning int
+
+const (
+	// HitsTotal is the number of items in the whole list.
+	HitsTotal HitsMeaning = iota
+	// HitsPageCount is the number of items on this page.
+	HitsPageCount
+	// HitsNull is null on every page.
+	HitsNull
+)
+
+var hitsMeaningNames = []string{"total", "page", "null"}
+
+// PastEnd is what a page after the last one answers, for a list that is
+// not empty.
+type PastEnd int
+
+const (
+	// PastEndEmpty answers 200 with empty data.
+	PastEndEmpty PastEnd = iota
+	// PastEndNotFound answers 404 with problem details.
+	PastEndNotFound
+	// PastEndLastPage answers the last page again, as a platform that
+	// clamps pageNumber does.
+	PastEndLastPage
+)
+
+var pastEndNames = []string{"empty", "404", "last"}
+
+func (s NextStyle) String() string   { return name(nextStyleNames, int(s)) }
+func (h HitsMeaning) String() string { return name(hitsMeaningNames, int(h)) }
+func (p PastEnd) String() string     { return name(pastEndNames, int(p)) }
+
+func name(names []string, i int) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return strconv.Itoa(i)
+}
+
+// ParseNextStyle reads a NextStyle by its name: url, relative, page,
+// offset, cursor, null or absent.
+func ParseNextStyle(s string) (NextStyle, error) {
+	i, err := parseName("next style", nextStyleNames, s)
+	return NextStyle(i), err
+}
+
+// ParseHitsMeaning reads a HitsMeaning by its name: total, page or null.
+func ParseHitsMeaning(s string) (HitsMeaning, error) {
+	i, err := parseName("hits meaning", hitsMeaningNames, s)
+	return HitsMeaning(i), err
+}
+
+// ParsePastEnd reads a PastEnd by its name: empty, 404 or last.
+func ParsePastEnd(s string) (PastEnd, error) {
+	i, err := parseName("past-the-end answer", pastEndNames, s)
+	return PastEnd(i), err
+}
+
+func parseName(what string, names []string, s string) (int, error) {
+	for i, n := range names {
+		if n == s {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown %s %q: want one of %s", what, s, strings.Join(names, ", "))
+}
+
+// WithNextStyle sets what a list page's next holds; default NextURL.
+func WithNextStyle(n NextStyle) Option { return func(s *Server) { s.nextStyle = n } }
+
+// WithHitsMeaning sets what a list page's hits counts; default HitsTotal.
+func WithHitsMeaning(h HitsMeaning) Option { return func(s *Server) { s.hits = h } }
+
+// WithEmptyListStatus sets the status of a list that has no items at all:
+// http.StatusOK (the default) with empty data, or http.StatusNotFound.
+// It applies to the element list and to an element's links alike.
+func WithEmptyListStatus(status int) Option { return func(s *Server) { s.emptyStatus = status } }
+
+// WithPastEnd sets what a page after the last answers; default
+// PastEndEmpty.
+func WithPastEnd(p PastEnd) Option { return func(s *Server) { s.pastEnd = p } }
+
+// pageParams reads pageNumber and pageSize. The spec gives list operations
+// no 400, so a value out of range is clamped (below 1 to 1, pageSize above
+// the maximum to the maximum) and one that is no integer is taken as its
+// default, instead of refused.
+func (s *Server) pageParams(r *http.Request) (number, size int) {
+	q := r.URL.Query()
+	read := func(name string, def, max int) int {
+		n, err := strconv.ParseInt(q.Get(name), 10, 32)
+		switch {
+		case err != nil:
+			return def
+		case n < 1:
+			return 1
+		case max > 0 && int(n) > max:
+			return max
+		}
+		return int(n)
+	}
+	return read("pageNumber", 1, 0), read("pageSize", 10, s.maxPageSize)
+}
+
+// writePage answers page number of a list of total items, where item(i)
+// is the item at position i, under the server's readings of the open
+// points. It is called with s.mu held, and unlocks it.
+func writePage[T any](s *Server, w http.ResponseWriter, r *http.Request, corr string, total int, item func(i int) T) {
+	number, size := s.pageParams(r)
+	last := max((total+size-1)/size, 1)
+	switch {
+	case total == 0 && s.emptyStatus == http.StatusNotFound:
+		s.mu.Unlock()
+		problem(w, r, corr, http.StatusNotFound, "not-found", "Not Found", "the list is empty", nil)
+		return
+	case total > 0 && number > last && s.pastEnd == PastEndNotFound:
+		s.mu.Unlock()
+		problem(w, r, corr, http.StatusNotFound, "not-found", "Not Found", fmt.Sprintf("page %d is past the last page, %d", number, last), nil)
+		return
+	case total > 0 && number > last && s.pastEnd == PastEndLastPage:
+		number = last
+	}
+	lo, hi := min((number-1)*size, total), min(number*size, total)
+	data := make([]T, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		data = append(data, item(i))
+	}
+	nextStyle, hitsMeaning := s.nextStyle, s.hits
+	s.mu.Unlock()
+	body := map[string]any{"data": data}
+	switch hitsMeaning {
+	case HitsTotal:
+		body["hits"] = total
+	case HitsPageCount:
+		body["hits"] = len(data)
+	default:
+		body["hits"] = nil
+	}
+	if nextStyle != NextAbsent {
+		body["next"] = nextValue(nextStyle, r, number, size, hi < total)
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// nextValue is the next member of page number, null when there is no
+// more.
+func nextValue(style NextStyle, r *http.Request, number, size int, more bool) any {
+	if !more || style == NextNull {
+		return nil
+	}
+	switch style {
+	case NextPageNumber:
+		return strconv.Itoa(number + 1)
+	case NextOffset:
+		return strconv.Itoa(number * size)
+	case NextCursor:
+		return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "after:%d", number*size))
+	}
+	u := url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath,
+		RawQuery: url.Values{"pageNumber": {strconv.Itoa(number + 1)}, "pageSize": {strconv.Itoa(size)}}.Encode()}
+	if style == NextURL {
+		u.Scheme, u.Host = "http", r.Host
+		if r.TLS != nil {
+			u.Scheme = "https"
+		}
+	}
+	return u.String()
+}
