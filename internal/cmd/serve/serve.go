@@ -34,7 +34,7 @@ type Options struct {
 	// the spec's open points on lists; see wbstest.
 	Next, Hits, EmptyList, PastEnd string
 	Faults                         []string
-	Seed          int64
+	Seed                           int64
 	// TLS serves https with a certificate made at start; TLSCAOut is
 	// where its PEM goes (default: a temporary file, removed on exit).
 	TLS      bool
