@@ -3,7 +3,9 @@ package sdk
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +45,18 @@ func (t Token) Valid(now time.Time) bool {
 type TokenCacheKey struct {
 	BaseURL  string
 	ClientID string
+	// SecretDigest is SecretDigest of the client secret the token was
+	// issued for, so that a changed secret is never masked by a token of
+	// the old one. It is never the secret itself.
+	SecretDigest string
+}
+
+// SecretDigest returns a digest of a client secret for a TokenCacheKey:
+// the hex SHA-256 of the secret under a fixed label, of which the first 16
+// bytes are kept. It tells two secrets apart and does not reveal either.
+func SecretDigest(secret string) string {
+	sum := sha256.Sum256([]byte("wbsctl token cache key\x00" + secret))
+	return hex.EncodeToString(sum[:16])
 }
 
 // TokenCache keeps access tokens between clients, for instance in a file so
@@ -87,6 +101,10 @@ const (
 	fallbackLifetime = 60 * time.Second
 	// maxLifetime bounds a lifetime claimed by the platform.
 	maxLifetime = 24 * time.Hour
+	// minLifetime is the shortest lifetime a token is held for, so that a
+	// lifetime of a millisecond does not cost an exchange per call; a 401
+	// renews a token that really lived less.
+	minLifetime = time.Second
 )
 
 // heldToken is the token in use and the times that govern its renewal.
@@ -115,7 +133,11 @@ type tokenSource struct {
 }
 
 func newTokenSource(c *Client) *tokenSource {
-	return &tokenSource{c: c, key: TokenCacheKey{BaseURL: c.baseURL.String(), ClientID: c.clientID}}
+	key := TokenCacheKey{BaseURL: c.baseURL.String(), ClientID: c.clientID}
+	if c.clientSecret != "" {
+		key.SecretDigest = SecretDigest(c.clientSecret)
+	}
+	return &tokenSource{c: c, key: key}
 }
 
 func (ts *tokenSource) renewable() bool { return ts.c.clientID != "" }
@@ -248,6 +270,12 @@ func (ts *tokenSource) exchange(ctx context.Context) (Token, error) {
 	if held.AccessToken != "" && now.Before(held.refreshAt) {
 		return held.Token, nil
 	}
+	return ts.trade(ctx)
+}
+
+// trade sends the token exchange, holds the new token and caches it.
+func (ts *tokenSource) trade(ctx context.Context) (Token, error) {
+	c := ts.c
 	body, err := json.Marshal(struct {
 		ClientID     string `json:"clientId"`
 		ClientSecret string `json:"clientSecret"`
@@ -263,7 +291,7 @@ func (ts *tokenSource) exchange(ctx context.Context) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
-	now = c.now()
+	now := c.now()
 	tok, err := parseTokenReply(resp.body, now)
 	if err != nil {
 		return Token{}, fmt.Errorf("%s: %w", opToken, badResponse(req, resp.status, resp.header, err))
@@ -306,6 +334,9 @@ func parseTokenReply(body []byte, now time.Time) (Token, error) {
 	}
 	if limit := now.Add(maxLifetime); expires.After(limit) {
 		expires = limit
+	}
+	if floor := now.Add(minLifetime); expires.Before(floor) {
+		expires = floor
 	}
 	return Token{AccessToken: reply.AccessToken, ExpiresAt: expires}, nil
 }
@@ -391,6 +422,22 @@ func jsonErrorText(err error) string {
 // and an ExpiresAt of zero (unknown).
 func (c *Client) Token(ctx context.Context) (Token, error) {
 	tok, err := c.auth.token(ctx)
+	if err != nil {
+		return Token{}, fmt.Errorf("%s: %w", opToken, err)
+	}
+	return tok, nil
+}
+
+// ExchangeToken trades the client's credential for a new access token now,
+// whatever the client holds or its TokenCache has, to prove the
+// credential (as wbsctl auth login does). The new token is then held and
+// cached like any other. A client made with WithAccessToken has no
+// credential to exchange.
+func (c *Client) ExchangeToken(ctx context.Context) (Token, error) {
+	if !c.auth.renewable() {
+		return Token{}, fmt.Errorf("%s: no client credentials to exchange", opToken)
+	}
+	tok, err := c.auth.trade(ctx)
 	if err != nil {
 		return Token{}, fmt.Errorf("%s: %w", opToken, err)
 	}

@@ -182,6 +182,7 @@ func TestParseTokenReply(t *testing.T) {
 		{"garbage falls back", `{"accessToken":"t","expiresIn":"soon"}`, fallbackLifetime},
 		{"missing falls back", `{"accessToken":"t"}`, fallbackLifetime},
 		{"a year is capped", `{"accessToken":"t","expiresIn":31536000}`, maxLifetime},
+		{"a millisecond is raised to the floor", `{"accessToken":"t","expiresIn":0.001}`, minLifetime},
 		{"jwt exp earlier wins", `{"accessToken":"` + jwt(now.Unix()+600) + `","expiresIn":3600}`, 10 * time.Minute},
 		{"expiresIn earlier wins", `{"accessToken":"` + jwt(now.Unix()+7200) + `","expiresIn":3600}`, time.Hour},
 		{"jwt exp alone", `{"accessToken":"` + jwt(now.Unix()+300) + `"}`, 5 * time.Minute},

@@ -169,9 +169,18 @@ type TokenFile struct {
 }
 
 type tokenEntry struct {
-	BaseURL  string    `json:"baseUrl"`
-	ClientID string    `json:"clientId"`
-	Token    sdk.Token `json:"token"`
+	BaseURL  string `json:"baseUrl"`
+	ClientID string `json:"clientId"`
+	// SecretDigest ties the token to the secret it was issued for (see
+	// sdk.SecretDigest).
+	SecretDigest string    `json:"secretDigest"`
+	Token        sdk.Token `json:"token"`
+}
+
+// of reports whether e is a token of the credential of k, whatever its
+// secret.
+func (e tokenEntry) of(k sdk.TokenCacheKey) bool {
+	return e.BaseURL == k.BaseURL && e.ClientID == k.ClientID
 }
 
 func (t *TokenFile) load() []tokenEntry {
@@ -182,26 +191,27 @@ func (t *TokenFile) load() []tokenEntry {
 	return es
 }
 
-// Get returns the cached token of the key.
+// Get returns the cached token of the key, issued for the key's secret.
 func (t *TokenFile) Get(_ context.Context, k sdk.TokenCacheKey) (sdk.Token, bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, e := range t.load() {
-		if e.BaseURL == k.BaseURL && e.ClientID == k.ClientID {
+		if e.of(k) && e.SecretDigest == k.SecretDigest {
 			return e.Token, true, nil
 		}
 	}
 	return sdk.Token{}, false, nil
 }
 
-// Put stores the token of the key, dropping expired entries.
+// Put stores the token of the key, in place of any of the same credential
+// (an older secret's included), dropping expired entries.
 func (t *TokenFile) Put(_ context.Context, k sdk.TokenCacheKey, tok sdk.Token) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := time.Now()
-	kept := []tokenEntry{{BaseURL: k.BaseURL, ClientID: k.ClientID, Token: tok}}
+	kept := []tokenEntry{{BaseURL: k.BaseURL, ClientID: k.ClientID, SecretDigest: k.SecretDigest, Token: tok}}
 	for _, e := range t.load() {
-		if (e.BaseURL != k.BaseURL || e.ClientID != k.ClientID) && e.Token.Valid(now) {
+		if !e.of(k) && e.Token.Valid(now) {
 			kept = append(kept, e)
 		}
 	}
@@ -209,13 +219,14 @@ func (t *TokenFile) Put(_ context.Context, k sdk.TokenCacheKey, tok sdk.Token) e
 	return config.WriteFileAtomic(t.Path, b)
 }
 
-// Remove drops the token of the key.
+// Remove drops the tokens of the key's credential, whatever secret they
+// were issued for.
 func (t *TokenFile) Remove(k sdk.TokenCacheKey) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var kept []tokenEntry
 	for _, e := range t.load() {
-		if e.BaseURL != k.BaseURL || e.ClientID != k.ClientID {
+		if !e.of(k) {
 			kept = append(kept, e)
 		}
 	}

@@ -52,13 +52,21 @@ func TestFileStoreAndTokenCacheAre0600(t *testing.T) {
 		t.Fatalf("another platform's secret: %v", err)
 	}
 	tf := &TokenFile{Path: filepath.Join(dir, "tokens.json")}
-	key := sdk.TokenCacheKey{BaseURL: "https://a", ClientID: "id"}
+	key := sdk.TokenCacheKey{BaseURL: "https://a", ClientID: "id", SecretDigest: sdk.SecretDigest("s1")}
 	tok := sdk.Token{AccessToken: "t", ExpiresAt: time.Now().Add(time.Hour)}
 	if err := tf.Put(context.Background(), key, tok); err != nil {
 		t.Fatal(err)
 	}
 	if got, ok, _ := tf.Get(context.Background(), key); !ok || got.AccessToken != "t" {
 		t.Fatalf("token cache: %v %v", got, ok)
+	}
+	other := key
+	other.SecretDigest = sdk.SecretDigest("s2")
+	if _, ok, _ := tf.Get(context.Background(), other); ok {
+		t.Fatal("a token issued for one secret was handed out for another")
+	}
+	if b, _ := os.ReadFile(tf.Path); strings.Contains(string(b), "s1") {
+		t.Fatalf("the cache file holds the secret: %s", b)
 	}
 	for _, p := range []string{f.Path, tf.Path} {
 		st, _ := os.Stat(p)

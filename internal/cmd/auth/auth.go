@@ -105,7 +105,9 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	tok, err := c.Token(ctx)
+	// A fresh exchange with the secret given, never a cached token: only
+	// the platform's answer proves the secret.
+	tok, err := c.ExchangeToken(ctx)
 	if err != nil {
 		return fmt.Errorf("login: the platform refused the credential, nothing was saved: %w", err)
 	}
@@ -114,6 +116,10 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 		storage = config.StorageFile
 	}
 	if err := f.SecretStore(storage, dir).Set(credentials.Account(creds.ClientID, creds.BaseURL), secret); err != nil {
+		// The exchange cached its token; nothing is to be left.
+		if cache, cerr := f.TokenCache(); cerr == nil {
+			_ = cache.Remove(sdk.TokenCacheKey{BaseURL: creds.BaseURL, ClientID: creds.ClientID})
+		}
 		return &cmdutil.AuthError{Err: fmt.Errorf("login: saving the secret: %w", err)}
 	}
 	name := f.ProfileName(cfg)
@@ -154,7 +160,7 @@ func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			}
 			st := Status{Profile: c.Profile, BaseURL: c.BaseURL, ClientID: c.ClientID, SecretSource: c.Source}
 			if cache, err := f.TokenCache(); err == nil {
-				if tok, ok, _ := cache.Get(cmd.Context(), sdk.TokenCacheKey{BaseURL: strings.TrimRight(c.BaseURL, "/"), ClientID: c.ClientID}); ok {
+				if tok, ok, _ := cache.Get(cmd.Context(), sdk.TokenCacheKey{BaseURL: strings.TrimRight(c.BaseURL, "/"), ClientID: c.ClientID, SecretDigest: sdk.SecretDigest(c.Secret)}); ok {
 					st.TokenCached, st.TokenValid, st.TokenExpiresAt = true, tok.Valid(time.Now()), tok.ExpiresAt
 				}
 			}

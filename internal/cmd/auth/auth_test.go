@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,8 +22,10 @@ import (
 type fakeKeyring struct {
 	t         *testing.T
 	forbidden bool
-	mu        sync.Mutex
-	m         map[string]string
+	// unavailable makes Set fail, as a keyring without a D-Bus session.
+	unavailable error
+	mu          sync.Mutex
+	m           map[string]string
 }
 
 func (k *fakeKeyring) check() {
@@ -42,6 +45,9 @@ func (k *fakeKeyring) Get(a string) (string, error) {
 }
 func (k *fakeKeyring) Set(a, s string) error {
 	k.check()
+	if k.unavailable != nil {
+		return k.unavailable
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.m[a] = s
@@ -185,5 +191,75 @@ func TestLoginWithoutTerminalOrStdinIsAUsageError(t *testing.T) {
 	code, _, errOut := e.run("", "auth", "login", "--base-url", "http://127.0.0.1:1", "--client-id", "x")
 	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--with-secret-stdin") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// A login with a wrong secret after a good one, while the good one's token
+// is cached, is refused by a fresh exchange and stores nothing.
+func TestLoginWithAWrongSecretWhileATokenIsCached(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	e := newEnv(t)
+	login := []string{"auth", "login", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin"}
+	if code, _, errOut := e.run(srv.ClientSecret+"\n", login...); code != 0 {
+		t.Fatalf("first login: %d %s", code, errOut)
+	}
+	exchanges := srv.Stats().Requests[wbstest.OpToken]
+	code, _, errOut := e.run("totally-wrong-secret\n", login...)
+	if code != cmdutil.ExitAuth || !strings.Contains(errOut, "nothing was saved") {
+		t.Fatalf("login with a wrong secret: exit %d: %s", code, errOut)
+	}
+	if srv.Stats().Requests[wbstest.OpToken] != exchanges+1 {
+		t.Fatal("the wrong secret was not put to the platform")
+	}
+	if got := e.keyring.m[credentials.Account(srv.ClientID, srv.URL)]; got != srv.ClientSecret {
+		t.Fatal("the keyring no longer holds the good secret")
+	}
+	// A second good login also asks the platform, though a token is cached.
+	if code, _, _ := e.run(srv.ClientSecret+"\n", login...); code != 0 || srv.Stats().Requests[wbstest.OpToken] != exchanges+2 {
+		t.Fatalf("a login answered from the cache: exit %d", code)
+	}
+}
+
+// A secret in the environment that differs from the one a cached token was
+// issued for is put to the platform, not masked by the token.
+func TestChangedSecretIsNotMaskedByACachedToken(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	e := newEnv(t)
+	e.vars["WBSCTL_BASE_URL"], e.vars["WBSCTL_CLIENT_ID"], e.vars["WBSCTL_CLIENT_SECRET"] = srv.URL, srv.ClientID, srv.ClientSecret
+	if code, _, errOut := e.run("", "element", "list"); code != 0 {
+		t.Fatalf("list: %s", errOut)
+	}
+	e.vars["WBSCTL_CLIENT_SECRET"] = "rotated-but-wrong"
+	if code, _, _ := e.run("", "element", "list"); code != cmdutil.ExitAuth {
+		t.Fatalf("list with another secret: exit %d, want %d (refused)", code, cmdutil.ExitAuth)
+	}
+	code, out, _ := e.run("", "auth", "status", "--json")
+	if code != 0 || !strings.Contains(out, `"tokenCached": false`) {
+		t.Fatalf("status with another secret shows the old secret's token: %s", out)
+	}
+	// The good secret's token is still cached, and still used.
+	e.vars["WBSCTL_CLIENT_SECRET"] = srv.ClientSecret
+	exchanges := srv.Stats().Requests[wbstest.OpToken]
+	if code, _, _ := e.run("", "element", "list"); code != 0 || srv.Stats().Requests[wbstest.OpToken] != exchanges {
+		t.Fatalf("list with the good secret again: exit %d, %d exchanges", code, srv.Stats().Requests[wbstest.OpToken]-exchanges)
+	}
+}
+
+// A login whose secret cannot be stored (no D-Bus session) leaves no
+// token behind either.
+func TestLoginWithoutAKeyringLeavesNoToken(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	e := newEnv(t)
+	e.keyring.unavailable = errors.New("The name org.freedesktop.secrets was not provided by any .service files")
+	code, _, errOut := e.run(srv.ClientSecret+"\n", "auth", "login", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin")
+	if code != cmdutil.ExitAuth || !strings.Contains(errOut, "saving the secret") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(e.cch, "wbsctl", "tokens.json"))
+	if strings.Contains(string(b), "accessToken") && !strings.Contains(string(b), "[]") || strings.Count(string(b), ".") >= 2 {
+		t.Fatalf("a token was left in the cache: %s", b)
 	}
 }
