@@ -387,10 +387,13 @@ func (j jsonRecord) record(line int) Record {
 
 func (p *parser) decodeJSON(raw []byte, line int) (Record, bool) {
 	var j jsonRecord
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
-		p.problem(Problem{Line: line, Message: jsonProblem(err)})
+	if err := DecodeStrict(raw, &j); err != nil {
+		var me *MemberError
+		if errors.As(err, &me) {
+			p.problem(Problem{Line: line, Field: me.Path, Message: me.Message})
+		} else {
+			p.problem(Problem{Line: line, Message: jsonProblem(err)})
+		}
 		return Record{}, false
 	}
 	if j.Code == nil {
@@ -404,6 +407,9 @@ func jsonProblem(err error) string {
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
 		return fmt.Sprintf("%s: must be %s, not %s", typ.Field, typ.Type.String(), typ.Value)
+	}
+	if errors.Is(err, errDataAfterValue) {
+		return "data after the record: a line holds one record"
 	}
 	msg := err.Error()
 	if strings.HasPrefix(msg, "json: unknown field ") {
@@ -459,9 +465,20 @@ func (p *parser) jsonArray(data []byte) []Record {
 }
 
 func (p *parser) yaml(data []byte) []Record {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		p.problem(Problem{Line: 1, Message: "invalid YAML: " + err.Error()})
+		return nil
+	}
+	// A second document would be ignored, and its records pruned.
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		line := next.Line
+		if err != nil || line == 0 {
+			line = 1
+		}
+		p.problem(Problem{Line: line, Message: "a second YAML document: a file holds one sequence of records"})
 		return nil
 	}
 	if len(doc.Content) == 0 {
@@ -478,14 +495,23 @@ func (p *parser) yaml(data []byte) []Record {
 			p.problem(Problem{Line: n.Line, Message: "a record must be a mapping"})
 			continue
 		}
-		ok := true
+		ok, dup := true, false
+		seen := map[string]bool{}
 		for i := 0; i < len(n.Content); i += 2 {
-			switch k := n.Content[i].Value; k {
-			case "wbsElementCode", "description", "isActive", "businessOrganizations":
+			k := n.Content[i].Value
+			switch {
+			case seen[k]:
+				p.problem(Problem{Line: n.Content[i].Line, Field: k, Message: "given more than once"})
+				ok, dup = false, true
+			case k == "wbsElementCode", k == "description", k == "isActive", k == "businessOrganizations":
 			default:
 				p.problem(Problem{Line: n.Content[i].Line, Field: k, Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"})
 				ok = false
 			}
+			seen[k] = true
+		}
+		if dup {
+			continue // decoding would only repeat it
 		}
 		var j jsonRecord
 		if err := n.Decode(&j); err != nil {

@@ -128,3 +128,47 @@ func TestProgressBarOnATerminal(t *testing.T) {
 		t.Fatalf("--quiet: %q", errOut)
 	}
 }
+
+// A file whose records could be read other than written (two values on an
+// NDJSON line, a second YAML document, a JSON member given twice or in
+// another case) is refused whole: nothing is sent, and --prune deletes
+// nothing that the file names.
+func TestFileWithHiddenRecordsSendsNothing(t *testing.T) {
+	for name, body := range map[string]string{
+		"two.ndjson":      `{"wbsElementCode":"N-41"}{"wbsElementCode":"N-42"}` + "\n",
+		"garbage.ndjson":  `{"wbsElementCode":"N-41"} and N-42` + "\n",
+		"docs.yaml":       "- wbsElementCode: N-41\n---\n- wbsElementCode: N-42\n",
+		"case.json":       `[{"wbsElementCode":"N-41","WBSELEMENTCODE":"x"},{"wbsElementCode":"N-42"}]`,
+		"duplicate.json":  `[{"wbsElementCode":"N-41","wbsElementCode":"N-42"}]`,
+		"orgs-case.json":  `[{"wbsElementCode":"N-41","businessOrganizations":[{"code":"1","entityType":"c","EntityType":"d"}]},{"wbsElementCode":"N-42"}]`,
+		"duplicate.yaml":  "- wbsElementCode: N-41\n  wbsElementCode: N-42\n",
+		"lower-case.json": `[{"wbselementcode":"N-41"},{"wbsElementCode":"N-42"}]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := wbstest.NewServer()
+			defer srv.Close()
+			srv.Put(wbstest.Element{Code: "N-41"}, wbstest.Element{Code: "N-42"})
+			file := filepath.Join(t.TempDir(), name)
+			os.WriteFile(file, []byte(body), 0o600)
+			srv.ResetStats()
+			code, _, errOut := run(t, srv, "", "apply", "-f", file, "--prune", "--yes", "--rate", "0")
+			if code != cmdutil.ExitValidation || !strings.Contains(errOut, "line ") {
+				t.Fatalf("exit %d, want %d with the line named: %s", code, cmdutil.ExitValidation, errOut)
+			}
+			if len(srv.Elements()) != 2 || len(srv.Journal()) != 0 {
+				t.Fatalf("requests were sent: %v", srv.Journal())
+			}
+		})
+	}
+}
+
+func TestCreateFromFileRefusesAMemberInAnotherCase(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "element.json")
+	os.WriteFile(file, []byte(`{"wbsElementCode":"N-17","WBSELEMENTCODE":"x"}`), 0o600)
+	code, _, errOut := run(t, srv, "", "element", "create", "--from-file", file)
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "WBSELEMENTCODE") || len(srv.Elements()) != 0 {
+		t.Fatalf("exit %d: %s; elements %v", code, errOut, srv.Elements())
+	}
+}

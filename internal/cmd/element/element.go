@@ -4,7 +4,6 @@ package element
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -472,9 +471,11 @@ func readJSON(f *cmdutil.Factory, name string, v any) error {
 		defer file.Close()
 		r = file
 	}
-	dec := json.NewDecoder(io.LimitReader(r, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	raw, err := io.ReadAll(io.LimitReader(r, 1<<20))
+	if err != nil {
+		return &cmdutil.UsageError{Err: fmt.Errorf("--from-file %s: %w", name, err)}
+	}
+	if err := engine.DecodeStrict(raw, v); err != nil {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--from-file %s: %w", name, err)}
 	}
 	return nil
