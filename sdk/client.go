@@ -254,11 +254,22 @@ func (c *Client) endpoint(segments ...string) *url.URL {
 	raw.WriteString(u.EscapedPath())
 	for _, s := range segments {
 		raw.WriteString("/")
-		raw.WriteString(url.PathEscape(s))
+		raw.WriteString(escapeSegment(s))
 	}
 	p, _ := url.PathUnescape(raw.String())
 	u.Path, u.RawPath = p, raw.String()
 	return &u
+}
+
+// escapeSegment escapes one path segment. The segments . and .. (an
+// element code or a flow id may be either) are escaped too: sent as they
+// are, they are dot-segments that a client, proxy or server resolves into
+// another path, such as DELETE /v1/wbs-elements/.. into DELETE /v1/.
+func escapeSegment(s string) string {
+	if s == "." || s == ".." {
+		return strings.Repeat("%2E", len(s))
+	}
+	return url.PathEscape(s)
 }
 
 // sameOrigin reports whether u may receive the client's bearer token.

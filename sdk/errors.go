@@ -39,6 +39,10 @@ var (
 	// ErrPageLoop: a list returned a page that it had already returned, so
 	// following it would never end.
 	ErrPageLoop = errors.New("pagination loop")
+	// ErrListTooLong: a list went on past ListOptions.MaxPages, or far
+	// past the total its first page announced, as a list that never ends
+	// does.
+	ErrListTooLong = errors.New("list too long")
 	// ErrBadResponse: the platform (or something in between) answered 2xx
 	// with a body that is not the operation's answer; see
 	// *BadResponseError.

@@ -23,6 +23,10 @@ const defaultPageSize = 10
 type ListOptions struct {
 	PageNumber int
 	PageSize   int
+	// MaxPages bounds the pages All and AllBusinessOrganizations read:
+	// past it, the sequence ends with an error matching ErrListTooLong.
+	// Zero is no bound.
+	MaxPages int
 }
 
 // Page is one page of a list (spec 2.3).
@@ -103,6 +107,8 @@ type pager[T any] struct {
 	base *url.URL // the list's URL without query
 	size int      // the page size asked for, 0 for the platform's default
 	code string
+	// maxPages bounds the pages read; 0 is no bound.
+	maxPages int
 	// emptyOn404 reads a 404 on the first page as an empty list: always
 	// for the element list, for an element's links only where the caller
 	// knows the element exists.
@@ -284,13 +290,18 @@ func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 		at := step{url: p.pageURL(start, p.size), number: max(start, 1)}
 		seenURLs := map[string]bool{}
 		seenPages := map[[32]byte]int{}
-		last := 0 // the number of the page read last
+		last := 0      // the number of the page read last
+		announced := 0 // the total the first page's hits announced
 		for {
 			if seenURLs[at.url.String()] {
 				yield(zero, fmt.Errorf("%s: %w: page %d (%s) was already read", p.op, ErrPageLoop, at.number, at.url.Redacted()))
 				return
 			}
 			seenURLs[at.url.String()] = true
+			if p.maxPages > 0 && w.pages >= p.maxPages {
+				yield(zero, fmt.Errorf("%s: %w: %d pages read, and the list goes on", p.op, ErrListTooLong, w.pages))
+				return
+			}
 			page, err := p.fetch(ctx, at.url, at.number)
 			if err != nil {
 				if platformNotFound(err) && (w.pages > 0 || p.emptyOn404) {
@@ -318,6 +329,17 @@ func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 				}
 			}
 			last = at.number
+			if announced > 0 || (w.pages == 0 && page.Hits != nil && *page.Hits > len(page.Data)) {
+				// A first hits above its page's length is a total: a list
+				// that runs far past it is one that never ends.
+				if announced == 0 {
+					announced = *page.Hits
+				}
+				if over := w.seen + len(page.Data) - announced; over > max(announced/10, 10*w.size) {
+					yield(zero, fmt.Errorf("%s: %w: %d items read, and its hits announced %d", p.op, ErrListTooLong, w.seen+len(page.Data), announced))
+					return
+				}
+			}
 			next, ok := p.following(page, w)
 			if !ok {
 				return

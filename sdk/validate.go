@@ -51,10 +51,27 @@ func (vs *violations) text(field, s string, min, max int) {
 	}
 }
 
+// printable refuses the control characters C0, DEL and C1 in text sent
+// in a body: they would reach the terminals of whoever lists the element
+// (an escape sequence), split the rows of a table or file (a newline), or
+// be cut by a system in between (NUL). A code in a path is not checked, so
+// that an element the platform holds with one can still be reached.
+func (vs *violations) printable(field, s string) {
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			vs.add(field, "no control characters", "holds the control character %U", r)
+			return
+		}
+	}
+}
+
 func (vs *violations) organizations(field string, orgs []BusinessOrganization) {
 	for i, o := range orgs {
-		vs.text(fmt.Sprintf("%s[%d].code", field, i), o.Code, MinOrganizationFieldLength, -1)
-		vs.text(fmt.Sprintf("%s[%d].entityType", field, i), o.EntityType, MinOrganizationFieldLength, -1)
+		code, typ := fmt.Sprintf("%s[%d].code", field, i), fmt.Sprintf("%s[%d].entityType", field, i)
+		vs.text(code, o.Code, MinOrganizationFieldLength, -1)
+		vs.printable(code, o.Code)
+		vs.text(typ, o.EntityType, MinOrganizationFieldLength, -1)
+		vs.printable(typ, o.EntityType)
 	}
 }
 
@@ -70,8 +87,10 @@ func (vs violations) err(op, code string) error {
 func (r *CreateWBSElementRequest) Validate() error {
 	var vs violations
 	vs.text("wbsElementCode", r.Code, MinCodeLength, MaxCodeLength)
+	vs.printable("wbsElementCode", r.Code)
 	if r.Description != nil {
 		vs.text("description", *r.Description, 0, MaxDescriptionLength)
+		vs.printable("description", *r.Description)
 	}
 	vs.organizations("businessOrganizations", r.BusinessOrganizations)
 	return vs.err(opCreate, r.Code)
@@ -83,6 +102,7 @@ func (r *UpdateWBSElementRequest) Validate() error {
 	var vs violations
 	if d, ok := r.Description.Get(); ok {
 		vs.text("description", d, 0, MaxDescriptionLength)
+		vs.printable("description", d)
 	}
 	if orgs, ok := r.BusinessOrganizations.Get(); ok {
 		vs.organizations("businessOrganizations", orgs)

@@ -56,7 +56,7 @@ func (s *WBSElementsService) All(ctx context.Context, opts *ListOptions) iter.Se
 
 func (s *WBSElementsService) elementPager(opts *ListOptions) (*pager[WBSElement], int) {
 	o := listOptions(opts)
-	return &pager[WBSElement]{c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: o.PageSize, emptyOn404: true}, o.PageNumber
+	return &pager[WBSElement]{c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: o.PageSize, maxPages: o.MaxPages, emptyOn404: true}, o.PageNumber
 }
 
 // Update changes a WBS element (operation 3). Fields left unset in req are
@@ -145,7 +145,7 @@ func (s *WBSElementsService) linkPager(code string, opts *ListOptions) (*pager[L
 	}
 	o := listOptions(opts)
 	return &pager[LinkedBusinessOrganization]{
-		c: s.c, op: opListLinks, code: code, size: o.PageSize,
+		c: s.c, op: opListLinks, code: code, size: o.PageSize, maxPages: o.MaxPages,
 		base: s.c.endpoint("v1", "wbs-elements", code, "business-organizations"),
 	}, o.PageNumber, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -284,5 +285,43 @@ func TestExecuteFlowAgainstReferenceServer(t *testing.T) {
 	}
 	if _, err := c.Flows.Execute(context.Background(), "43", nil); !errors.Is(err, sdk.ErrForbidden) {
 		t.Fatalf("another flow: %v, want ErrForbidden", err)
+	}
+}
+
+// The codes . and .. travel as %2E and %2E%2E, never as dot-segments that
+// a proxy would resolve into another path; so does a flow id.
+func TestDotSegmentCodesAreEscapedOnTheWire(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	c := newClient(t, srv)
+	ctx := context.Background()
+	for _, code := range []string{".", ".."} {
+		if _, err := c.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: code, BusinessOrganizations: []sdk.BusinessOrganization{{Code: "1", EntityType: "c"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.WBSElements.Update(ctx, code, &sdk.UpdateWBSElementRequest{IsActive: sdk.Set(false)}); err != nil {
+			t.Fatalf("update %q: %v", code, err)
+		}
+		if _, err := collect(c.WBSElements.AllBusinessOrganizations(ctx, code, nil)); err != nil {
+			t.Fatalf("links of %q: %v", code, err)
+		}
+		if _, err := c.WBSElements.Delete(ctx, code); err != nil {
+			t.Fatalf("delete %q: %v", code, err)
+		}
+	}
+	_, _ = c.Flows.Execute(ctx, "..", nil)
+	for _, e := range srv.Journal() {
+		raw := e.Path
+		if e.RawPath != "" {
+			raw = e.RawPath
+		}
+		for _, seg := range strings.Split(raw, "/") {
+			if seg == "." || seg == ".." {
+				t.Errorf("%s %s went out with a dot-segment", e.Method, raw)
+			}
+		}
+	}
+	if len(srv.Elements()) != 0 {
+		t.Fatalf("left %v", srv.Elements())
 	}
 }

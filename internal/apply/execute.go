@@ -42,6 +42,9 @@ type ExecuteOptions struct {
 	Concurrency int
 	// PageSize is the page size of the read-back of unclear creates.
 	PageSize int
+	// MaxPages bounds the pages of that read-back; default
+	// DefaultMaxPages.
+	MaxPages int
 	// Stop, when closed, lets the requests in flight finish and starts no
 	// more work; the changes not started are reported as skipped.
 	Stop <-chan struct{}
@@ -243,7 +246,7 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 			}
 			return
 		}
-		current, err := readElements(ctx, e.c, e.opts.PageSize)
+		current, err := readElements(ctx, e.c, listOptions(e.opts.PageSize, e.opts.MaxPages))
 		if err != nil {
 			for _, i := range pending {
 				e.finish(i, nil, fmt.Errorf("create %q: outcome unknown and the read-back failed: %w", plan.Changes[i].Code, err), "")
@@ -267,7 +270,7 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 			}
 			fix := diffElement(ch.record, el)
 			if ch.record.OrganizationsSet {
-				have, err := readLinks(ctx, e.c, ch.Code, e.opts.PageSize)
+				have, err := readLinks(ctx, e.c, ch.Code, listOptions(e.opts.PageSize, e.opts.MaxPages))
 				if err != nil {
 					e.finish(i, nil, err, "")
 					return

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -149,6 +150,10 @@ func DecodeStrict(raw []byte, v any) error {
 			return err
 		}
 	}
+	if loneSurrogate(raw) {
+		// encoding/json would turn it into U+FFFD without a word.
+		return errors.New("a string holds a lone UTF-16 surrogate (\\uD800 to \\uDFFF unpaired)")
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -158,4 +163,39 @@ func DecodeStrict(raw []byte, v any) error {
 		return errDataAfterValue
 	}
 	return nil
+}
+
+// loneSurrogate reports whether a JSON text escapes half of a UTF-16
+// surrogate pair without the other half.
+func loneSurrogate(raw []byte) bool {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			i++ // an escape of one character, such as \\ or \"
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r < 0xDC00:
+			low, ok := hex4(i + 6)
+			if !ok || low < 0xDC00 || low > 0xDFFF {
+				return true
+			}
+			i += 11
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -73,7 +74,14 @@ type PlanOptions struct {
 	PageSize int
 	// Concurrency bounds the parallel reads of links. Default 4.
 	Concurrency int
+	// MaxPages bounds the pages of one list read; default DefaultMaxPages.
+	MaxPages int
 }
+
+// DefaultMaxPages bounds the pages of one list that apply reads, as a
+// guard against a platform whose list never ends: 100,000 pages hold ten
+// million elements at a page size of 100.
+const DefaultMaxPages = 100_000
 
 func (o PlanOptions) withDefaults() PlanOptions {
 	if o.PageSize <= 0 {
@@ -81,6 +89,9 @@ func (o PlanOptions) withDefaults() PlanOptions {
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 4
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
 	}
 	return o
 }
@@ -90,7 +101,7 @@ func (o PlanOptions) withDefaults() PlanOptions {
 // links of an element only when its record says something about links.
 func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOptions) (*Plan, error) {
 	opts = opts.withDefaults()
-	current, err := readElements(ctx, c, opts.PageSize)
+	current, err := readElements(ctx, c, listOptions(opts.PageSize, opts.MaxPages))
 	if err != nil {
 		return nil, err
 	}
@@ -128,12 +139,17 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 	return plan, nil
 }
 
+// listOptions are the options of apply's list reads.
+func listOptions(pageSize, maxPages int) *sdk.ListOptions {
+	return &sdk.ListOptions{PageSize: pageSize, MaxPages: cmp.Or(maxPages, DefaultMaxPages)}
+}
+
 // readElements lists every element once, keyed by code.
-func readElements(ctx context.Context, c *sdk.Client, pageSize int) (map[string]sdk.WBSElement, error) {
+func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[string]sdk.WBSElement, error) {
 	var current map[string]sdk.WBSElement
 	err := retrySafe(ctx, func() error {
 		current = map[string]sdk.WBSElement{}
-		for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize}) {
+		for el, err := range c.WBSElements.All(ctx, lo) {
 			if err != nil {
 				return err
 			}
@@ -178,7 +194,7 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 	)
 	run(opts.Concurrency, len(idx), nil, func(k int) {
 		ch := &changes[idx[k]]
-		have, err := readLinks(ctx, c, ch.Code, opts.PageSize)
+		have, err := readLinks(ctx, c, ch.Code, listOptions(opts.PageSize, opts.MaxPages))
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -212,11 +228,11 @@ func setLinkChanges(ch *Change, add, remove []sdk.BusinessOrganization) {
 }
 
 // readLinks reads the links of an element that the element list holds.
-func readLinks(ctx context.Context, c *sdk.Client, code string, pageSize int) ([]sdk.BusinessOrganization, error) {
+func readLinks(ctx context.Context, c *sdk.Client, code string, lo *sdk.ListOptions) ([]sdk.BusinessOrganization, error) {
 	var have []sdk.BusinessOrganization
 	err := retrySafe(ctx, func() error {
 		have = nil
-		for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, code, &sdk.ListOptions{PageSize: pageSize}) {
+		for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, code, lo) {
 			if err != nil {
 				return err
 			}

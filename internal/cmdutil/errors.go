@@ -21,7 +21,13 @@ const (
 	ExitValidation = 5
 	ExitPartial    = 6
 	ExitPending    = 7
+	// ExitInterrupted is the shells' code for a command stopped by
+	// SIGINT (128 + 2); wbsctl also uses it for SIGTERM.
+	ExitInterrupted = 130
 )
+
+// ErrInterrupted is a command stopped by SIGINT or SIGTERM.
+var ErrInterrupted = errors.New("interrupted")
 
 // ExitCodesHelp is the text of `wbsctl help exit-codes`.
 const ExitCodesHelp = `wbsctl exits with:
@@ -34,6 +40,7 @@ const ExitCodesHelp = `wbsctl exits with:
   5  validation: the platform answered 400, or a local check failed before sending
   6  partial failure: some items of a bulk operation failed, the others succeeded
   7  changes pending: a dry run found changes and was asked to say so
+130  interrupted: SIGINT or SIGTERM stopped the command (apply: run it again to finish)
 `
 
 // UsageError is a command line wbsctl cannot read.
@@ -64,8 +71,10 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &usage), isCobraUsage(err):
+	case errors.As(err, &usage):
 		return ExitUsage
+	case errors.Is(err, ErrInterrupted):
+		return ExitInterrupted
 	case errors.As(err, &partial):
 		return ExitPartial
 	case errors.As(err, &pending):
@@ -78,17 +87,6 @@ func ExitCode(err error) int {
 		return ExitValidation
 	}
 	return ExitError
-}
-
-// isCobraUsage recognises the usage errors cobra reports as plain errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "if any flags in the group"} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // PrintError writes err on w: the problem details readably, or as JSON

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -129,7 +130,9 @@ func (p *Printer) streamRow(row []string) error {
 				_ = p.csv.Write(p.columns)
 			}
 		}
-		_ = p.csv.Write(row)
+		if row != nil { // nil: an empty list, the header alone
+			_ = p.csv.Write(row)
+		}
 		p.csv.Flush()
 		return p.csv.Error()
 	}
@@ -139,12 +142,41 @@ func (p *Printer) streamRow(row []string) error {
 		}
 	}
 	p.started = true
-	clean := make([]string, len(row))
-	for i, c := range row {
-		clean[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+	if row == nil {
+		return nil // an empty list: the header alone
 	}
-	_, err := fmt.Fprintln(p.w, strings.Join(clean, "\t"))
+	_, err := fmt.Fprintln(p.w, strings.Join(escapeRow(row), "\t"))
 	return err
+}
+
+// Escape writes the control characters of s (C0, DEL and C1: an escape
+// sequence, a carriage return, a tab or newline that would split a row)
+// as Go escapes, so that text from a file or the platform reaches a
+// terminal as text. Everything else is kept as it is.
+func Escape(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
+
+func escapeRow(row []string) []string {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = Escape(c)
+	}
+	return out
 }
 
 // Flush writes what Add kept. A list with no items is written as an empty
@@ -220,7 +252,7 @@ func (p *Printer) table() error {
 		t.Header(toAny(p.columns)...)
 	}
 	for _, r := range p.rows {
-		if err := t.Append(toAny(r)...); err != nil {
+		if err := t.Append(toAny(escapeRow(r))...); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +93,45 @@ func TestEmptyListsAndBadOptions(t *testing.T) {
 	for _, opts := range []Options{{Format: "xml"}, {JQ: ".[ | bad"}, {Template: "{{.x"}, {JQ: ".", Template: "x"}} {
 		if _, err := New(&buf, opts); err == nil {
 			t.Errorf("%+v: no error", opts)
+		}
+	}
+}
+
+// Control characters from the platform reach a terminal escaped, in tables
+// and plain rows alike; JSON escapes them itself.
+func TestControlCharactersAreEscaped(t *testing.T) {
+	row := []string{"N-27\x1b[31mRED", "line\r\nbreak\x00\u0085"}
+	for _, format := range []string{"table", "plain"} {
+		var b bytes.Buffer
+		p, err := New(&b, Options{Format: format}, "CODE", "DESCRIPTION")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Add(row, row...); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b\r\x00\u0085") || !strings.Contains(out, `N-27\x1b[31mRED`) || !strings.Contains(out, `line\r\nbreak\x00\u0085`) {
+			t.Errorf("%s: %q", format, out)
+		}
+		if strings.Count(out, "\n") != 2 {
+			t.Errorf("%s: a row was split: %q", format, out)
+		}
+	}
+}
+
+func TestEmptyListPrintsTheHeaderAlone(t *testing.T) {
+	for format, want := range map[string]string{"csv": "CODE,DESCRIPTION\n", "plain": "CODE\tDESCRIPTION\n"} {
+		var b bytes.Buffer
+		p, _ := New(&b, Options{Format: format}, "CODE", "DESCRIPTION")
+		if err := p.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != want {
+			t.Errorf("%s: %q, want %q", format, b.String(), want)
 		}
 	}
 }

@@ -63,9 +63,11 @@ func (e Element) clone() Element {
 
 // JournalEntry records one request.
 type JournalEntry struct {
-	Time          time.Time
-	Method        string
-	Path          string
+	Time   time.Time
+	Method string
+	Path   string
+	// RawPath is the path as it was sent, escaped (%2F in a code stays).
+	RawPath       string
 	RawQuery      string
 	Operation     Operation
 	Status        int
@@ -348,7 +350,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	corr := newCorrelationID()
 	rec.Header().Set("X-Correlation-Id", corr)
 	op, code, ok := route(r)
-	entry := JournalEntry{Time: s.now(), Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Operation: op, CorrelationID: corr}
+	entry := JournalEntry{Time: s.now(), Method: r.Method, Path: r.URL.Path, RawPath: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Operation: op, CorrelationID: corr}
 	if op != "" {
 		// Counted before answering, so that a client never sees its
 		// answer before the count.

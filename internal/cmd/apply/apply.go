@@ -35,6 +35,7 @@ type Options struct {
 	SkipInvalid      bool
 	Concurrency      int
 	PageSize         int
+	MaxPages         int
 	Rate             string
 	Report           string
 	Quiet            bool
@@ -70,16 +71,16 @@ the same command again finishes the job.`,
   erp-export | wbsctl apply -f - --format ndjson --report results.ndjson --prune --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			opts.Stop = ctx.Done()
+			if opts.DetailedExitcode && !opts.DryRun {
+				return &cmdutil.UsageError{Err: errors.New("--detailed-exitcode needs --dry-run: it reports whether a plan has changes")}
+			}
 			run := runF
 			if run == nil {
 				run = Run
 			}
-			// The requests in flight finish after a signal: they run
-			// under the command's context, not the signal's.
-			return run(cmd.Context(), opts)
+			ctx, stop := onSignals(cmd.Context(), opts)
+			defer stop()
+			return run(ctx, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -92,6 +93,7 @@ the same command again finishes the job.`,
 	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave invalid records out instead of stopping")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight at most")
 	fl.IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
+	fl.IntVar(&opts.MaxPages, "max-pages", engine.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
@@ -115,6 +117,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.PageSize < 1 {
 		return &cmdutil.UsageError{Err: errors.New("--page-size must be at least 1")}
+	}
+	if o.MaxPages < 1 {
+		return &cmdutil.UsageError{Err: errors.New("--max-pages must be at least 1")}
 	}
 	var in io.Reader = f.IO.In
 	if o.File != "-" {
@@ -145,8 +150,17 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	plan, err := engine.BuildPlan(ctx, c, parsed.Records, engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize})
+	// The plan only reads: a signal ends it at once.
+	planCtx, endPlan := untilStopped(ctx, o.Stop)
+	plan, err := engine.BuildPlan(planCtx, c, parsed.Records, engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages})
+	endPlan()
 	if err != nil {
+		if context.Cause(planCtx) == cmdutil.ErrInterrupted {
+			return fmt.Errorf("%w while planning: nothing was sent", cmdutil.ErrInterrupted)
+		}
+		if errors.Is(err, sdk.ErrListTooLong) {
+			return fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
+		}
 		return err
 	}
 	if o.DryRun {
@@ -186,7 +200,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	start := time.Now()
 	results := engine.Execute(ctx, c, plan, engine.ExecuteOptions{
-		Concurrency: o.Concurrency, PageSize: o.PageSize, Stop: o.Stop, AllowPrune: allowPrune,
+		Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages, Stop: o.Stop, AllowPrune: allowPrune,
 		OnResult: func(r engine.Result) {
 			done.Add(1)
 			if bar != nil {
@@ -224,13 +238,60 @@ func Run(ctx context.Context, o *Options) error {
 	fmt.Fprintf(f.IO.ErrOut, "%s in %s\n", sum, time.Since(start).Round(time.Millisecond))
 	switch {
 	case sum.Interrupted:
-		return errors.New("interrupted: run the same command again to finish")
+		return fmt.Errorf("%w: run the same command again to finish", cmdutil.ErrInterrupted)
 	case sum.Failed > 0:
 		return &cmdutil.PartialError{Failed: sum.Failed, Total: len(results)}
 	case sum.Invalid > 0:
 		return &cmdutil.PartialError{Failed: sum.Invalid, Total: len(results)}
 	}
 	return nil
+}
+
+// onSignals sets o.Stop to close on the first SIGINT or SIGTERM and
+// returns a context that ends on the second. The first ends the reads of
+// the plan at once and lets the writes in flight finish, starting no new
+// ones; the second ends those too.
+func onSignals(parent context.Context, o *Options) (context.Context, func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(parent)
+	stop := make(chan struct{})
+	o.Stop = stop
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			close(stop)
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			cancel(cmdutil.ErrInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// untilStopped returns a context that also ends when stop closes.
+func untilStopped(ctx context.Context, stop <-chan struct{}) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	if stop == nil {
+		return ctx, func() { cancel(nil) }
+	}
+	go func() {
+		select {
+		case <-stop:
+			cancel(cmdutil.ErrInterrupted)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
 }
 
 // errPending is the answer of a dry run with --detailed-exitcode that

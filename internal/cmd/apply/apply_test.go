@@ -172,3 +172,44 @@ func TestCreateFromFileRefusesAMemberInAnotherCase(t *testing.T) {
 		t.Fatalf("exit %d: %s; elements %v", code, errOut, srv.Elements())
 	}
 }
+
+// Control characters in a file's codes, descriptions or organizations are
+// refused before sending; those the platform holds are printed escaped.
+func TestControlCharactersNeverReachTheTerminal(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "elements.csv")
+	os.WriteFile(file, []byte("wbsElementCode,description,isActive,businessOrganizations\n"+
+		"N-27\x1b[31mRED,,true,\n\"N-27\r\",,true,\nN-14\x00x,,true,\nN-15,bell\a,true,\nN-16,,true,company=1\x1b0\n"), 0o600)
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0")
+	if code != cmdutil.ExitValidation || len(srv.Journal()) != 0 {
+		t.Fatalf("exit %d, %d requests: %s", code, len(srv.Journal()), errOut)
+	}
+	for _, want := range []string{"line 2", "line 3", "line 4", "line 5 (code \"N-15\"): description", "line 6"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("no problem for %s:\n%s", want, errOut)
+		}
+	}
+	if strings.ContainsAny(errOut, "\x1b\r\x00\a") {
+		t.Errorf("a control character was printed: %q", errOut)
+	}
+	desc := "red\x1b[31m"
+	srv.Put(wbstest.Element{Code: "N-27\x1b[31mRED", Description: &desc}, wbstest.Element{Code: "N-28\nsplit"})
+	for _, tty := range []bool{true, false} {
+		code, out, _ := runMode(t, srv, tty, "", "element", "list")
+		if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `N-27\x1b[31mRED`) || !strings.Contains(out, `N-28\nsplit`) {
+			t.Errorf("element list (terminal %v): exit %d %q", tty, code, out)
+		}
+	}
+}
+
+func TestDetailedExitcodeNeedsDryRun(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "elements.csv")
+	os.WriteFile(file, []byte(csvFile), 0o600)
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--detailed-exitcode", "--rate", "0")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--dry-run") || len(srv.Elements()) != 0 {
+		t.Fatalf("exit %d, %d elements: %s", code, len(srv.Elements()), errOut)
+	}
+}

@@ -52,7 +52,7 @@ each element, its organizations.`,
 
 func export(ctx context.Context, c *sdk.Client, pageSize int) ([]engine.Record, error) {
 	var records []engine.Record
-	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize}) {
+	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize, MaxPages: engine.DefaultMaxPages}) {
 		if err != nil {
 			return nil, err
 		}

@@ -158,6 +158,9 @@ func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if c.BaseURL == "" && c.ClientID == "" && c.Token == "" {
+				return &cmdutil.AuthError{Err: errors.New("not logged in: no profile, and no WBSCTL_BASE_URL or WBSCTL_CLIENT_ID; run wbsctl auth login")}
+			}
 			st := Status{Profile: c.Profile, BaseURL: c.BaseURL, ClientID: c.ClientID, SecretSource: c.Source}
 			if cache, err := f.TokenCache(); err == nil {
 				if tok, ok, _ := cache.Get(cmd.Context(), sdk.TokenCacheKey{BaseURL: strings.TrimRight(c.BaseURL, "/"), ClientID: c.ClientID, SecretDigest: sdk.SecretDigest(c.Secret)}); ok {
@@ -203,7 +206,7 @@ func NewCmdLogout(f *cmdutil.Factory) *cobra.Command {
 			name := f.ProfileName(cfg)
 			prof, ok := cfg.Profiles[name]
 			if !ok {
-				return fmt.Errorf("no profile %q", name)
+				return &cmdutil.AuthError{Err: fmt.Errorf("not logged in: no profile %q", name)}
 			}
 			err = f.SecretStore(prof.SecretStorage, dir).Delete(credentials.Account(prof.ClientID, prof.BaseURL))
 			if err != nil && !errors.Is(err, credentials.ErrNotFound) {

@@ -263,3 +263,13 @@ func TestLoginWithoutAKeyringLeavesNoToken(t *testing.T) {
 		t.Fatalf("a token was left in the cache: %s", b)
 	}
 }
+
+func TestStatusAndLogoutWithoutAProfileExitFour(t *testing.T) {
+	e := newEnv(t)
+	for _, args := range [][]string{{"auth", "status"}, {"auth", "logout"}} {
+		code, out, errOut := e.run("", args...)
+		if code != cmdutil.ExitAuth || !strings.Contains(errOut, "not logged in") || out != "" {
+			t.Errorf("%v: exit %d, out %q, err %q", args, code, out, errOut)
+		}
+	}
+}

@@ -3,6 +3,7 @@
 package element
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,12 +105,44 @@ type ListOptions struct {
 	Page     int
 	PageSize int
 	All      bool
+	// Limit reads pages until it has this many items; 0 is one page.
+	Limit    int
+	MaxPages int
+
+	pageSizeSet bool
 }
 
 func addListFlags(cmd *cobra.Command, o *ListOptions) {
 	cmd.Flags().IntVar(&o.Page, "page", 1, "page number")
 	cmd.Flags().IntVar(&o.PageSize, "page-size", 0, "items per page (default: the platform's, 10)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "list every page, streaming")
+	cmd.Flags().IntVarP(&o.Limit, "limit", "L", 0, "read pages until this many items are listed")
+	cmd.Flags().IntVar(&o.MaxPages, "max-pages", engine.DefaultMaxPages, "with --all: stop after this many pages, as a guard against a list that never ends")
+	cmd.MarkFlagsMutuallyExclusive("all", "limit")
+}
+
+// check refuses values the platform would answer with something other
+// than asked for.
+func (o *ListOptions) check() error {
+	switch {
+	case o.Page < 1:
+		return &cmdutil.UsageError{Err: fmt.Errorf("--page %d: pages are numbered from 1", o.Page)}
+	case o.PageSize < 0 || (o.PageSize == 0 && o.pageSizeSet):
+		return &cmdutil.UsageError{Err: fmt.Errorf("--page-size %d: want at least 1", o.PageSize)}
+	case o.Limit < 0:
+		return &cmdutil.UsageError{Err: fmt.Errorf("--limit %d: want at least 1", o.Limit)}
+	case o.MaxPages < 1:
+		return &cmdutil.UsageError{Err: fmt.Errorf("--max-pages %d: want at least 1", o.MaxPages)}
+	}
+	return nil
+}
+
+func (o *ListOptions) listOptions() *sdk.ListOptions {
+	lo := &sdk.ListOptions{PageNumber: o.Page, PageSize: o.PageSize}
+	if o.All || o.Limit > 0 {
+		lo.MaxPages = o.MaxPages
+	}
+	return lo
 }
 
 // NewCmdList returns `wbsctl element list`.
@@ -123,6 +156,10 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
   wbsctl element list --all --jq '.[] | select(.isActive | not) | .wbsElementCode'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.pageSizeSet = cmd.Flags().Changed("page-size")
+			if err := opts.check(); err != nil {
+				return err
+			}
 			return pick(runF, runList)(cmd.Context(), opts)
 		},
 	}
@@ -146,8 +183,9 @@ func runList(ctx context.Context, o *ListOptions) error {
 		}
 		return p.Add(el, el.Code, desc, strconv.FormatBool(el.IsActive))
 	}
-	lo := &sdk.ListOptions{PageNumber: o.Page, PageSize: o.PageSize}
-	if o.All {
+	lo := o.listOptions()
+	if o.All || o.Limit > 0 {
+		n := 0
 		for el, err := range c.WBSElements.All(ctx, lo) {
 			if err != nil {
 				return err
@@ -155,19 +193,40 @@ func runList(ctx context.Context, o *ListOptions) error {
 			if err := add(el); err != nil {
 				return err
 			}
-		}
-	} else {
-		page, err := c.WBSElements.List(ctx, lo)
-		if err != nil {
-			return err
-		}
-		for _, el := range page.Data {
-			if err := add(el); err != nil {
-				return err
+			if n++; n == o.Limit {
+				break
 			}
 		}
+		return p.Flush()
 	}
-	return p.Flush()
+	page, err := c.WBSElements.List(ctx, lo)
+	if err != nil {
+		return err
+	}
+	for _, el := range page.Data {
+		if err := add(el); err != nil {
+			return err
+		}
+	}
+	if err := p.Flush(); err != nil {
+		return err
+	}
+	if o.F.IO.StderrTTY && mayHaveMore(page, o.PageSize) {
+		fmt.Fprintf(o.F.IO.ErrOut, "showing page %d (%d elements); more may follow: --page %d, --limit N or --all\n", page.PageNumber, len(page.Data), page.PageNumber+1)
+	}
+	return nil
+}
+
+// mayHaveMore reports whether a page read alone may not be the list's
+// last: its next or a total says so, or it is full.
+func mayHaveMore[T any](page *sdk.Page[T], size int) bool {
+	if page.Next != nil && *page.Next != "" {
+		return true
+	}
+	if page.Hits != nil && *page.Hits > (page.PageNumber-1)*cmp.Or(size, 10)+len(page.Data) {
+		return true
+	}
+	return len(page.Data) > 0 && len(page.Data) >= cmp.Or(size, 10)
 }
 
 // UpdateOptions are the inputs of `element update`.
@@ -318,6 +377,10 @@ func NewCmdOrgList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) 
 		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code = args[0]
+			opts.pageSizeSet = cmd.Flags().Changed("page-size")
+			if err := opts.check(); err != nil {
+				return err
+			}
 			return pick(runF, runOrgList)(cmd.Context(), opts)
 		},
 	}
@@ -338,9 +401,9 @@ func runOrgList(ctx context.Context, o *ListOptions) error {
 		b := l.BusinessOrganization()
 		return p.Add(l, b.EntityType, b.Code)
 	}
-	lo := &sdk.ListOptions{PageNumber: o.Page, PageSize: o.PageSize}
+	lo := o.listOptions()
 	var links []sdk.LinkedBusinessOrganization
-	if o.All {
+	if o.All || o.Limit > 0 {
 		for l, err := range c.WBSElements.AllBusinessOrganizations(ctx, o.Code, lo) {
 			if err != nil {
 				if err := noLinksOrErr(ctx, c, o.Code, err); err != nil {
@@ -348,7 +411,9 @@ func runOrgList(ctx context.Context, o *ListOptions) error {
 				}
 				break
 			}
-			links = append(links, l)
+			if links = append(links, l); len(links) == o.Limit {
+				break
+			}
 		}
 	} else {
 		page, err := c.WBSElements.ListBusinessOrganizations(ctx, o.Code, lo)

@@ -3,6 +3,7 @@ package element_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -148,5 +149,32 @@ func TestDebugLogRedactsSecrets(t *testing.T) {
 	tok, _ := srv.IssueToken(srv.ClientID)
 	if strings.Contains(r.ErrOut, tok[:20]) {
 		t.Fatal("a token header reached the log")
+	}
+}
+
+func TestListFlagsAndHint(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	for i := range 25 {
+		srv.Put(wbstest.Element{Code: fmt.Sprintf("E%02d", i)})
+	}
+	for _, args := range [][]string{{"--page", "0"}, {"--page-size", "0"}, {"--page-size", "-1"}, {"--limit", "-1"}, {"--all", "--limit", "3"}} {
+		if res := (cmdtest.Run{}).Do(t, srv, append([]string{"element", "list"}, args...)...); res.Code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, res.Code, cmdutil.ExitUsage)
+		}
+	}
+	res := cmdtest.Run{}.Do(t, srv, "element", "list", "--limit", "13", "--page-size", "10", "-o", "ndjson")
+	if res.Code != 0 || strings.Count(res.Out, "\n") != 13 {
+		t.Fatalf("--limit 13: exit %d, %d lines", res.Code, strings.Count(res.Out, "\n"))
+	}
+	res = cmdtest.Run{TTY: true}.Do(t, srv, "element", "list")
+	if res.Code != 0 || !strings.Contains(res.ErrOut, "--all") || !strings.Contains(res.ErrOut, "--page 2") {
+		t.Fatalf("no hint on a terminal: %q", res.ErrOut)
+	}
+	if res := (cmdtest.Run{}).Do(t, srv, "element", "list"); res.ErrOut != "" {
+		t.Fatalf("a hint on a pipe: %q", res.ErrOut)
+	}
+	if res := (cmdtest.Run{TTY: true}).Do(t, srv, "element", "list", "--page", "3"); strings.Contains(res.ErrOut, "more may follow") {
+		t.Fatalf("a hint on the last page: %q", res.ErrOut)
 	}
 }

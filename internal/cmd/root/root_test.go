@@ -2,8 +2,11 @@ package root
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
@@ -35,5 +38,79 @@ func TestVersionHelpAndUsageCodes(t *testing.T) {
 				t.Fatalf("output %q, want %q", out.String(), tt.out)
 			}
 		})
+	}
+}
+
+// Every command that has subcommands, those added later included, answers
+// an unknown word with a usage error naming it and suggesting a close
+// subcommand, and prints its help when given nothing.
+func TestEveryParentCommandRefusesUnknownSubcommands(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	var parents [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			p := append(append([]string(nil), path...), sub.Name())
+			if sub.HasSubCommands() {
+				parents = append(parents, p)
+			}
+			walk(sub, p)
+		}
+	}
+	walk(NewCmdRoot(cmdutil.New(io)), nil)
+	if len(parents) < 4 {
+		t.Fatalf("found only %v", parents)
+	}
+	run := func(args ...string) (int, string, string) {
+		io, _, out, errOut := iostreams.Test()
+		code := Run(context.Background(), cmdutil.New(io), args)
+		return code, out.String(), errOut.String()
+	}
+	for _, p := range parents {
+		name := "wbsctl " + strings.Join(p, " ")
+		t.Run(name, func(t *testing.T) {
+			code, _, errOut := run(append(p, "frobnicate")...)
+			if code != cmdutil.ExitUsage || !strings.Contains(errOut, fmt.Sprintf("unknown command %q for %q", "frobnicate", name)) {
+				t.Errorf("%s frobnicate: exit %d: %s", name, code, errOut)
+			}
+			var first string
+			for _, sub := range NewCmdRootAt(t, p).Commands() {
+				if sub.IsAvailableCommand() && len(sub.Name()) > 3 {
+					first = sub.Name()
+					break
+				}
+			}
+			if first != "" {
+				typo := first[:1] + first[2:3] + first[1:2] + first[3:] // swap two letters
+				code, _, errOut = run(append(p, typo, "x")...)
+				if code != cmdutil.ExitUsage || !strings.Contains(errOut, "Did you mean this?") || !strings.Contains(errOut, first) {
+					t.Errorf("%s %s: exit %d: %s", name, typo, code, errOut)
+				}
+			}
+			if code, out, _ := run(p...); code != cmdutil.ExitOK || !strings.Contains(out, "Available Commands") {
+				t.Errorf("%s alone: exit %d: %s", name, code, out)
+			}
+		})
+	}
+}
+
+// NewCmdRootAt returns the command at path in a new tree.
+func NewCmdRootAt(t *testing.T, path []string) *cobra.Command {
+	io, _, _, _ := iostreams.Test()
+	c, _, err := NewCmdRoot(cmdutil.New(io)).Find(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"help", "nosuch"}, {"help", "element", "nosuch"}, {"apply"}, {"element", "craete", "A-1"},
+	} {
+		io, _, _, errOut := iostreams.Test()
+		if code := Run(context.Background(), cmdutil.New(io), args); code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, cmdutil.ExitUsage, errOut)
+		}
 	}
 }

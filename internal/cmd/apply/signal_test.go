@@ -1,0 +1,127 @@
+package apply_test
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+// endlessList is a reference server whose element list never ends: every
+// page is full and new, with an opaque next and no hits.
+func endlessList(t *testing.T, lists *atomic.Int64) *wbstest.Server {
+	return cmdtest.Behind(t, wbstest.New(), func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || r.URL.Path != "/v1/wbs-elements" {
+			return false
+		}
+		n := lists.Add(1)
+		var items []string
+		for i := range 100 {
+			items = append(items, fmt.Sprintf(`{"wbsElementCode":"X-%d-%d","isActive":true}`, n, i))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"data":[%s],"hits":null,"next":"more-%d"}`, strings.Join(items, ","), n)
+		return true
+	})
+}
+
+// waitFor polls cond, failing the test after a long guard: the guard only
+// catches a hang, it measures nothing.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting for %s", what)
+		}
+	}
+}
+
+// SIGINT while apply plans against a list that never ends stops the plan
+// at once, sends nothing, and exits 130.
+func TestSignalStopsThePlan(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			var lists atomic.Int64
+			srv := endlessList(t, &lists)
+			file := filepath.Join(t.TempDir(), "elements.csv")
+			os.WriteFile(file, []byte(csvFile), 0o600)
+			done := make(chan cmdtest.Result, 1)
+			go func() {
+				done <- cmdtest.Run{}.Do(t, srv, "apply", "-f", file, "--dry-run", "--rate", "0")
+			}()
+			waitFor(t, "the plan to read", func() bool { return lists.Load() >= 3 })
+			syscall.Kill(os.Getpid(), sig)
+			var res cmdtest.Result
+			waitFor(t, "apply to stop", func() bool {
+				select {
+				case res = <-done:
+					return true
+				default:
+					return false
+				}
+			})
+			if res.Code != cmdutil.ExitInterrupted || !strings.Contains(res.ErrOut, "interrupted while planning") {
+				t.Fatalf("exit %d: %s", res.Code, res.ErrOut)
+			}
+			if n := lists.Load(); n > 1000 {
+				t.Fatalf("%d pages read", n)
+			}
+		})
+	}
+}
+
+// A list that never ends stops at --max-pages with an error naming it.
+func TestEndlessListStopsAtMaxPages(t *testing.T) {
+	var lists atomic.Int64
+	srv := endlessList(t, &lists)
+	file := filepath.Join(t.TempDir(), "elements.csv")
+	os.WriteFile(file, []byte(csvFile), 0o600)
+	res := cmdtest.Run{}.Do(t, srv, "apply", "-f", file, "--dry-run", "--rate", "0", "--max-pages", "20")
+	if res.Code == 0 || !strings.Contains(res.ErrOut, "--max-pages") || lists.Load() != 20 {
+		t.Fatalf("exit %d after %d pages: %s", res.Code, lists.Load(), res.ErrOut)
+	}
+	res = cmdtest.Run{}.Do(t, srv, "element", "list", "--all", "--max-pages", "5", "-o", "ndjson")
+	if res.Code == 0 || strings.Count(res.Out, "\n") != 500 {
+		t.Fatalf("element list --all: exit %d, %d lines", res.Code, strings.Count(res.Out, "\n"))
+	}
+}
+
+// During the writes, a first signal lets the requests in flight finish and
+// starts no new ones; a second stops at once. Both exit 130.
+func TestSecondSignalStopsTheWritesAtOnce(t *testing.T) {
+	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultLatency, Latency: 2 * time.Second}))
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "elements.csv")
+	os.WriteFile(file, []byte(csvFile), 0o600)
+	done := make(chan cmdtest.Result, 1)
+	go func() { done <- cmdtest.Run{}.Do(t, srv, "apply", "-f", file, "--rate", "0", "--concurrency", "1") }()
+	waitFor(t, "a create in flight", func() bool { return srv.Stats().Requests[wbstest.OpCreate] == 1 })
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case res := <-done:
+		t.Fatalf("the first signal ended a create in flight: exit %d: %s", res.Code, res.ErrOut)
+	case <-time.After(200 * time.Millisecond):
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	var res cmdtest.Result
+	waitFor(t, "apply to stop", func() bool {
+		select {
+		case res = <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	if res.Code != cmdutil.ExitInterrupted || srv.Stats().Requests[wbstest.OpCreate] != 1 {
+		t.Fatalf("exit %d, %d creates: %s", res.Code, srv.Stats().Requests[wbstest.OpCreate], res.ErrOut)
+	}
+}
