@@ -67,7 +67,7 @@ func New(io *iostreams.IOStreams) *Factory {
 func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	fl := cmd.PersistentFlags()
 	g := &f.Global
-	fl.StringVar(&g.Profile, "profile", "", "profile of `wbsctl auth login` to use (env WBSCTL_PROFILE)")
+	fl.StringVar(&g.Profile, "profile", "", "`NAME` of a profile saved by wbsctl auth login (env WBSCTL_PROFILE)")
 	fl.StringVar(&g.BaseURL, "base-url", "", "platform base URL (env WBSCTL_BASE_URL)")
 	fl.StringVar(&g.ClientID, "client-id", "", "integration client id (env WBSCTL_CLIENT_ID)")
 	fl.StringVarP(&g.Output, "output", "o", "", "output format: table, json, yaml, csv, ndjson (default: table on a terminal, tab-separated on a pipe)")
@@ -78,6 +78,7 @@ func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	fl.BoolVar(&g.InsecureHTTP, "insecure-http", false, "allow credentials over plain HTTP to a host other than loopback")
 	fl.StringVar(&g.CAFile, "ca-file", "", "PEM file of extra certificate authorities to trust (corporate TLS)")
 	fl.DurationVar(&g.RequestTimeout, "request-timeout", 0, "bound each HTTP attempt, such as 10s (default 30s; env WBSCTL_REQUEST_TIMEOUT)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml", "csv", "ndjson"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		cfg, _, err := f.Config()
 		if err != nil {

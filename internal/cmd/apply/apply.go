@@ -98,6 +98,7 @@ the same command again finishes the job.`,
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
 	_ = cmd.MarkFlagRequired("file")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	engine "github.com/wbsctl/wbsctl/internal/apply"
@@ -464,7 +466,7 @@ func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOp
 	opts := &OrgRemoveOptions{F: f}
 	return &cobra.Command{
 		Use:               "remove CODE TYPE=CODE...",
-		ValidArgsFunction: f.CompleteCodes,
+		ValidArgsFunction: completeLinks(f),
 		Short:             "Remove business organizations from a WBS element",
 		Example:           `  wbsctl element org remove P-100.01 company=1000 branch=B1`,
 		Args:              cobra.MinimumNArgs(2),
@@ -472,6 +474,38 @@ func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOp
 			opts.Code, opts.Orgs = args[0], args[1:]
 			return pick(runF, runOrgRemove)(cmd.Context(), opts)
 		},
+	}
+}
+
+// completeLinks completes an element code first, then the organizations
+// linked to that element, in the TYPE=CODE notation, leaving out those
+// already given.
+func completeLinks(f *cmdutil.Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return f.CompleteCodes(cmd, args, prefix)
+		}
+		c, err := f.Client()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
+		defer cancel()
+		given := map[string]bool{}
+		for _, a := range args[1:] {
+			given[a] = true
+		}
+		var out []string
+		for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, args[0], &sdk.ListOptions{PageSize: 100, MaxPages: 10}) {
+			if err != nil {
+				break
+			}
+			s := engine.FormatOrganizations([]sdk.BusinessOrganization{l.BusinessOrganization()})
+			if strings.HasPrefix(s, prefix) && !given[s] {
+				out = append(out, s)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	}
 }
 

@@ -178,3 +178,22 @@ func TestListFlagsAndHint(t *testing.T) {
 		t.Fatalf("a hint on the last page: %q", res.ErrOut)
 	}
 }
+
+func TestCompletionOfOrganizationsAndFormats(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "A-1", BusinessOrganizations: []wbstest.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "B1", EntityType: "branch"}}},
+		wbstest.Element{Code: "A-2"})
+	res := cmdtest.Run{}.Do(t, srv, "__complete", "element", "org", "remove", "A-1", "company=1000", "")
+	if !strings.Contains(res.Out, "branch=B1") || strings.Contains(res.Out, "company=1000") || strings.Contains(res.Out, "A-2") {
+		t.Fatalf("org remove A-1 <TAB>: %q", res.Out)
+	}
+	res = cmdtest.Run{}.Do(t, srv, "__complete", "element", "list", "-o", "")
+	if !strings.Contains(res.Out, "ndjson") || !strings.Contains(res.Out, "yaml") {
+		t.Fatalf("-o <TAB>: %q", res.Out)
+	}
+	res = cmdtest.Run{}.Do(t, srv, "__complete", "apply", "--format", "")
+	if !strings.Contains(res.Out, "csv") {
+		t.Fatalf("--format <TAB>: %q", res.Out)
+	}
+}

@@ -44,6 +44,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		version.NewCmdVersion(f.IO),
 		&cobra.Command{Use: "exit-codes", Short: "The exit codes of wbsctl", Long: cmdutil.ExitCodesHelp},
 	)
+	// Help topics in the column of the commands, not by their whole path.
+	cmd.SetUsageTemplate(strings.Replace(cmd.UsageTemplate(),
+		"{{rpad .CommandPath .CommandPathPadding}}", "{{rpad .Name .NamePadding}}", 1))
 	cmd.SetHelpCommand(newCmdHelp())
 	cmd.InitDefaultCompletionCmd()
 	refuseUnknownSubcommands(cmd)

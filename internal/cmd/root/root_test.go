@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
@@ -112,5 +113,47 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		if code := Run(context.Background(), cmdutil.New(io), args); code != cmdutil.ExitUsage {
 			t.Errorf("%v: exit %d, want %d: %s", args, code, cmdutil.ExitUsage, errOut)
 		}
+	}
+}
+
+// Every flag of every command shows its value as one word in capitals or
+// a type name: pflag takes back-quoted words of a usage for the value.
+func TestEveryFlagPlaceholderIsOneWord(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	types := map[string]bool{"string": true, "int": true, "int64": true, "duration": true, "stringArray": true, "strings": true, "float": true, "uint": true}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		check := func(f *pflag.Flag) {
+			name, _ := pflag.UnquoteUsage(f)
+			if name != "" && !types[name] && strings.ToUpper(name) != name || strings.Contains(name, " ") {
+				t.Errorf("%s --%s shows its value as %q", c.CommandPath(), f.Name, name)
+			}
+		}
+		c.LocalFlags().VisitAll(check)
+		c.InheritedFlags().VisitAll(check)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(cmdutil.New(io)))
+}
+
+func TestHelpTopicsAlignWithCommands(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	Run(context.Background(), cmdutil.New(io), []string{"--help"})
+	var col = -1
+	for _, line := range strings.Split(out.String(), "\n") {
+		for _, name := range []string{"  apply ", "  exit-codes "} {
+			if strings.HasPrefix(line, name) {
+				c := len(line) - len(strings.TrimLeft(line[len(name):], " "))
+				if col >= 0 && c != col {
+					t.Fatalf("help topics and commands in different columns:\n%s", out.String())
+				}
+				col = c
+			}
+		}
+	}
+	if col < 0 {
+		t.Fatalf("no apply or exit-codes line:\n%s", out.String())
 	}
 }

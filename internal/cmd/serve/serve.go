@@ -104,9 +104,9 @@ probability, times. For instance:
 	f.StringArrayVar(&opts.Faults, "fault", nil, "fault rule to inject (repeatable; see above)")
 	f.Int64Var(&opts.Seed, "seed", 1, "seed of probabilistic faults")
 	f.BoolVar(&opts.TLS, "tls", false, "serve https with a self-signed certificate made at start")
-	f.StringVar(&opts.TLSCAOut, "tls-ca-out", "", "with --tls: write the certificate's PEM to this `file` (for --ca-file)")
-	f.StringVar(&opts.TLSCert, "tls-cert", "", "serve https with the certificate (PEM) in this `file`; needs --tls-key")
-	f.StringVar(&opts.TLSKey, "tls-key", "", "the private key (PEM) of --tls-cert, in this `file`")
+	f.StringVar(&opts.TLSCAOut, "tls-ca-out", "", "with --tls: write the certificate's PEM to this `FILE` (for --ca-file)")
+	f.StringVar(&opts.TLSCert, "tls-cert", "", "serve https with the certificate (PEM) in this `FILE`; needs --tls-key")
+	f.StringVar(&opts.TLSKey, "tls-key", "", "the private key (PEM) of --tls-cert, in this `FILE`")
 	return cmd
 }
 
