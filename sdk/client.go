@@ -45,6 +45,7 @@ type Client struct {
 	userAgent string
 	timeout   time.Duration
 	retry     RetryPolicy
+	retry500  bool
 	logger    *slog.Logger
 	limiter   Limiter
 	auth      *tokenSource
@@ -118,6 +119,12 @@ func WithRetryPolicy(p RetryPolicy) Option {
 	return func(c *Client) { c.retry = p.withDefaults() }
 }
 
+// WithServerErrorRetries sets RetryPolicy.RetryServerError, whichever
+// policy WithRetryPolicy sets before or after it.
+func WithServerErrorRetries() Option {
+	return func(c *Client) { c.retry500 = true }
+}
+
 // WithLogger makes the client log one debug record per HTTP attempt. The
 // Authorization header and the token exchange body are never logged.
 func WithLogger(l *slog.Logger) Option {
@@ -146,9 +153,10 @@ type Limiter interface {
 }
 
 // ResponseObserver is implemented by a Limiter that wants to see every
-// response, for instance to adapt to the RateLimit-* headers or a 429.
+// response, for instance to adapt to the RateLimit-* headers or a 429: it
+// gets the status and the rate the headers state, read once by ParseRate.
 type ResponseObserver interface {
-	ObserveResponse(status int, header http.Header)
+	ObserveResponse(status int, rate Rate)
 }
 
 // WithLimiter makes every attempt wait for l first.
@@ -183,6 +191,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	c.retry.RetryServerError = c.retry.RetryServerError || c.retry500
 	// A redirect follows the rule of next: only the base URL's origin sees
 	// the token (net/http would forward it to the same host on another
 	// port, to a subdomain, and over plain http). The caller's client is
@@ -384,9 +393,10 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		limit = maxErrorBody
 	}
 	body, rerr := io.ReadAll(io.LimitReader(hr.Body, limit+1))
+	rate := ParseRate(hr.Header, c.now())
 	if c.limiter != nil {
 		if o, ok := c.limiter.(ResponseObserver); ok {
-			o.ObserveResponse(hr.StatusCode, hr.Header)
+			o.ObserveResponse(hr.StatusCode, rate)
 		}
 	}
 	switch {
@@ -404,7 +414,8 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	default:
 		apiErr := newAPIError(req.method, req.url.Path, hr.StatusCode, hr.Header, body, c.redact)
 		apiErr.tokenExchange = req.noAuth
-		apiErr.RetryAfter = retryAfter(hr.Header, c.now())
+		apiErr.Rate = rate
+		apiErr.RetryAfter = rate.Wait(c.now())
 		c.logAttempt(req, attempt, hr.StatusCode, apiErr.CorrelationID, c.now().Sub(start), nil)
 		return nil, apiErr
 	}

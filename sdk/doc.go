@@ -93,18 +93,23 @@
 //
 // Requests that converge when repeated (list, update, delete, the removal
 // of links, the token exchange) are retried after transport errors and 429,
-// 502, 503 and 504, with exponential backoff and full jitter, honouring
-// Retry-After and RateLimit-Reset up to a cap. A create, and a flow
-// execution, is resent only where it provably never reached the platform:
-// a refused connection, a 429, a 503 with Retry-After. Any other failure
-// of a create, an unreadable 2xx answer included, is an
-// *OutcomeUnknownError matching ErrOutcomeUnknown, so
-// that the caller reads the element back instead of creating it twice.
-// Waiting stops as soon as the context ends. See RetryPolicy.
+// 502, 503 and 504 (and 500 with RetryPolicy.RetryServerError), with
+// exponential backoff and full jitter, honouring Retry-After and
+// RateLimit-Reset up to a cap; the attempts of a call never exceed
+// RetryPolicy.MaxAttempts. A create, and a flow execution, is resent only
+// where it provably never reached the platform: a refused connection, a
+// 429, a 503 with Retry-After. A failure of a create that may have reached
+// it (another 5xx, a reset or timed-out connection, an unreadable 2xx
+// answer) is an *OutcomeUnknownError matching ErrOutcomeUnknown, so that
+// the caller reads the element back instead of creating it twice; a 4xx is
+// the platform's refusal and is returned as an *APIError. Waiting stops as
+// soon as the context ends. See RetryPolicy.
 //
-// A Limiter given with WithLimiter paces every attempt; one that also
-// implements ResponseObserver sees every answer's headers, to adapt to the
-// platform's RateLimit-* headers.
+// The rate headers of an answer (RateLimit-Limit, -Remaining, -Reset as
+// seconds or a Unix time, Retry-After as seconds or an HTTP date) are read
+// once, by ParseRate, into a Rate: carried on an *APIError, and handed to a
+// Limiter given with WithLimiter that also implements ResponseObserver, to
+// adapt its pace to the platform's window.
 //
 // # Logging
 //

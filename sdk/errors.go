@@ -133,6 +133,8 @@ type APIError struct {
 	// CorrelationID is the platform's correlation id, from the problem
 	// details or the response headers, where known.
 	CorrelationID string
+	// Rate is what the answer's headers say of the rate limit.
+	Rate Rate
 	// RetryAfter is the wait the platform asked for (Retry-After or
 	// RateLimit-Reset), zero when it asked for none.
 	RetryAfter time.Duration

@@ -126,10 +126,10 @@ func TestHostileRetryAfterIsCapped(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Now()
 			h := tt.header(now)
-			if got := retryAfter(h, now); got < year-time.Minute {
+			if got := ParseRate(h, now).Wait(now); got < year-time.Minute {
 				t.Fatalf("asked wait read as %v, want a year or more", got)
 			}
-			apiErr := &APIError{StatusCode: tt.status, RetryAfter: retryAfter(h, now)}
+			apiErr := &APIError{StatusCode: tt.status, RetryAfter: ParseRate(h, now).Wait(now)}
 			wait, retry := policy.decide(&request{safe: true}, apiErr, 1)
 			if !retry || wait != policy.MaxRetryAfter {
 				t.Fatalf("decide = %v, %v; want a retry after MaxRetryAfter (%v)", wait, retry, policy.MaxRetryAfter)

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"syscall"
 	"time"
 )
@@ -35,6 +34,11 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 	// MaxRetryAfter caps a wait the platform asks for. Default 60 s.
 	MaxRetryAfter time.Duration
+	// RetryServerError also retries a 500 answer of a request that is
+	// safe to repeat (never a create's). Off by default: a 500 may be a
+	// fault that a retry only repeats; a bulk load turns it on, where a
+	// few more attempts cost less than a failed record.
+	RetryServerError bool
 }
 
 // DefaultRetryPolicy returns the policy a client has unless told otherwise.
@@ -66,7 +70,8 @@ func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration
 	isAPI := errors.As(err, &apiErr)
 	switch {
 	case req.safe || req.noAuth:
-		if isAPI && !retryableStatus(apiErr.StatusCode) {
+		if isAPI && !retryableStatus(apiErr.StatusCode) &&
+			!(p.RetryServerError && apiErr.StatusCode == http.StatusInternalServerError) {
 			return 0, false
 		}
 	case isAPI:
@@ -148,28 +153,3 @@ func outcomeUnknown(err error) bool {
 	return !neverSent(err)
 }
 
-// retryAfter reads how long the platform asks the client to wait: the
-// Retry-After header (seconds or an HTTP date), else RateLimit-Reset
-// (seconds, or a Unix time) when no request is left in the window.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After"); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-			return fromSeconds(s)
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(t.Sub(now), 0)
-		}
-	}
-	if rem := h.Get("RateLimit-Remaining"); rem == "" || rem == "0" {
-		if v := h.Get("RateLimit-Reset"); v != "" {
-			if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-				if s >= 1e9 {
-					// Some servers send the end of the window as a Unix time.
-					return max(time.Unix(0, 0).Add(fromSeconds(s)).Sub(now), 0)
-				}
-				return fromSeconds(s)
-			}
-		}
-	}
-	return 0
-}

@@ -25,7 +25,7 @@ func TestRetryAfter(t *testing.T) {
 		{"garbage", http.Header{"Retry-After": {"soon"}}, 0},
 	}
 	for _, tt := range tests {
-		if got := retryAfter(tt.h, now); got != tt.want {
+		if got := ParseRate(tt.h, now).Wait(now); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 func testClient(t *testing.T, srv *wbstest.Server) *sdk.Client {
 	t.Helper()
 	c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret),
-		sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 10, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxRetryAfter: time.Millisecond}))
+		sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 10, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxRetryAfter: time.Millisecond, RetryServerError: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,6 +281,40 @@ func TestUnknownCreateIsReadBackNotResent(t *testing.T) {
 				t.Fatalf("%d create requests (want %d), %d stored, note %q", st.Requests[wbstest.OpCreate], tc.wantCreates, st.Creates, results[0].Note)
 			}
 			assertState(t, srv, recs)
+		})
+	}
+}
+
+// A storm of 503s gets exactly the attempts the retry policy allows per
+// call, no more: apply adds no retry loop of its own.
+func TestServerErrorStormGetsThePolicysAttempts(t *testing.T) {
+	for _, status := range []int{500, 503} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			srv := wbstest.NewServer()
+			defer srv.Close()
+			srv.Put(wbstest.Element{Code: "P-00000", IsActive: true})
+			c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret),
+				sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}),
+				sdk.WithServerErrorRetries())
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs := records(1)
+			d := "changed"
+			recs[0].Description = &d
+			plan, err := BuildPlan(context.Background(), c, recs, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.AddFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultStatus, Status: status})
+			srv.ResetStats()
+			results := Execute(context.Background(), c, plan, ExecuteOptions{})
+			if results[0].Status != StatusFailed {
+				t.Fatalf("result %+v, want failed", results[0])
+			}
+			if got := srv.Stats().Requests[wbstest.OpUpdate]; got != 5 {
+				t.Fatalf("%d attempts of the update, want the policy's 5", got)
+			}
 		})
 	}
 }

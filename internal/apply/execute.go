@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/wbsctl/wbsctl/sdk"
+	"golang.org/x/sync/errgroup"
 )
 
 // Status is the outcome of one change.
@@ -151,8 +151,7 @@ func (e *executor) apply(ctx context.Context, ch *Change) (*sdk.Acknowledgement,
 	case ActionCreate:
 		return e.create(ctx, ch.record)
 	case ActionDelete:
-		var ack *sdk.Acknowledgement
-		err := retrySafe(ctx, func() (err error) { ack, err = e.c.WBSElements.Delete(ctx, ch.Code); return err })
+		ack, err := e.c.WBSElements.Delete(ctx, ch.Code)
 		if errors.Is(err, sdk.ErrNotFound) {
 			// Gone already, for instance when an earlier attempt's
 			// answer was lost: the goal is met.
@@ -162,32 +161,25 @@ func (e *executor) apply(ctx context.Context, ch *Change) (*sdk.Acknowledgement,
 	default:
 		var ack *sdk.Acknowledgement
 		if len(ch.RemoveOrganizations) > 0 {
-			err := retrySafe(ctx, func() (err error) {
-				ack, err = e.c.WBSElements.DeleteBusinessOrganizations(ctx, ch.Code,
-					&sdk.DeleteBusinessOrganizationsRequest{BusinessOrganizations: ch.RemoveOrganizations})
-				return err
-			})
+			var err error
+			ack, err = e.c.WBSElements.DeleteBusinessOrganizations(ctx, ch.Code,
+				&sdk.DeleteBusinessOrganizationsRequest{BusinessOrganizations: ch.RemoveOrganizations})
 			if err != nil {
 				return nil, err
 			}
 		}
 		if ch.update != nil {
-			err := retrySafe(ctx, func() (err error) { ack, err = e.c.WBSElements.Update(ctx, ch.Code, ch.update); return err })
-			return ack, err
+			return e.c.WBSElements.Update(ctx, ch.Code, ch.update)
 		}
 		return ack, nil
 	}
 }
 
-// create sends the create of r. A 500-class failure that the SDK does
-// not call an unknown outcome is one where the create was not acted on:
-// the renewal of the token failed before it was sent, or the platform
-// kept answering 503 with Retry-After. It is sent again like any
-// idempotent step; an unknown outcome is left to the read-back.
+// create sends the create of r, with the links inlined. The SDK retries
+// it only where it provably never reached the platform; an unknown
+// outcome is left to the read-back.
 func (e *executor) create(ctx context.Context, r *Record) (*sdk.Acknowledgement, error) {
-	var ack *sdk.Acknowledgement
-	err := retrySafe(ctx, func() (err error) { ack, err = e.c.WBSElements.Create(ctx, createRequest(r)); return err })
-	return ack, err
+	return e.c.WBSElements.Create(ctx, createRequest(r))
 }
 
 func (e *executor) finish(i int, ack *sdk.Acknowledgement, err error, note string) {
@@ -289,35 +281,6 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 	}
 }
 
-// maxServerErrorTries bounds how often a request that is safe to repeat is
-// sent again after a 500, which the SDK does not retry on its own (a 500
-// may be a bug that a retry repeats; in a bulk load a few more tries are
-// cheaper than a failed record).
-const maxServerErrorTries = 5
-
-// retrySafe runs fn again after a 500-class answer, unless the answer
-// leaves open whether the platform acted (a create's unknown outcome):
-// fn is an idempotent step, or a create that the platform refused
-// without acting.
-func retrySafe(ctx context.Context, fn func() error) error {
-	var err error
-	for try := 1; ; try++ {
-		err = fn()
-		var apiErr *sdk.APIError
-		if err == nil || try == maxServerErrorTries || !errors.As(err, &apiErr) || apiErr.StatusCode < 500 ||
-			errors.Is(err, sdk.ErrOutcomeUnknown) {
-			return err
-		}
-		t := time.NewTimer(time.Duration(try) * 20 * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		}
-	}
-}
-
 // createRequest is the create of a record, links inlined so that a new
 // element costs one request.
 func createRequest(r *Record) *sdk.CreateWBSElementRequest {
@@ -334,27 +297,25 @@ func createRequest(r *Record) *sdk.CreateWBSElementRequest {
 // run calls fn for 0..n-1 with at most limit calls at once, starting no
 // call once stop is closed.
 func run(limit, n int, stop <-chan struct{}, fn func(int)) {
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for k := 0; k < n; k++ {
+	var g errgroup.Group
+	g.SetLimit(limit)
+	for k := range n {
 		select {
 		case <-stop:
-			wg.Wait()
-			return
-		case sem <- struct{}{}:
-		}
-		select {
-		case <-stop:
-			<-sem
-			wg.Wait()
+			_ = g.Wait()
 			return
 		default:
 		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			fn(k)
-		}()
+		// Go blocks while limit calls run; a stop during that wait is
+		// seen before the next call starts.
+		g.Go(func() error {
+			select {
+			case <-stop:
+			default:
+				fn(k)
+			}
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 }

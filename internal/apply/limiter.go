@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wbsctl/wbsctl/sdk"
 	"golang.org/x/time/rate"
 )
 
@@ -95,23 +97,17 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	return l.bucket.Wait(ctx)
 }
 
-// ObserveResponse adapts the pace to the platform's RateLimit-* headers
-// and to 429 answers.
-func (l *Limiter) ObserveResponse(status int, h http.Header) {
+// ObserveResponse adapts the pace to the platform's rate, as the SDK read
+// it from the RateLimit-* and Retry-After headers, and to 429 answers.
+func (l *Limiter) ObserveResponse(status int, r sdk.Rate) {
 	now := l.now()
-	reset, hasReset := headerSeconds(h, "RateLimit-Reset")
-	remaining, hasRemaining := headerNumber(h, "RateLimit-Remaining")
 	var pause time.Duration
-	if status == http.StatusTooManyRequests {
+	switch {
+	case status == http.StatusTooManyRequests:
 		l.throttled.Add(1)
-		pause = time.Second
-		if ra, ok := headerSeconds(h, "Retry-After"); ok {
-			pause = ra
-		} else if hasReset {
-			pause = reset
-		}
-	} else if hasRemaining && remaining <= 0 && hasReset {
-		pause = reset
+		pause = cmp.Or(r.Wait(now), r.UntilReset(now), time.Second)
+	case r.Exhausted():
+		pause = r.UntilReset(now)
 	}
 	if pause > 0 {
 		// The platform's window is a minute: a longer wait asked for is
@@ -125,11 +121,11 @@ func (l *Limiter) ObserveResponse(status int, h http.Header) {
 		l.mu.Unlock()
 		return
 	}
-	if hasRemaining && hasReset && reset > 0 {
+	if left := r.UntilReset(now); r.Remaining > 0 && left > 0 {
 		// Spread what is left of the window over the time it has left,
 		// never slower than a request per ten seconds: the window's end
 		// restores the pace.
-		fair := max(rate.Limit(remaining/reset.Seconds()), 0.1)
+		fair := max(rate.Limit(float64(r.Remaining)/left.Seconds()), 0.1)
 		l.bucket.SetLimitAt(now, min(l.base, fair))
 	}
 }
@@ -143,26 +139,3 @@ func (l *Limiter) Attempts() int64 { return l.attempts.Load() }
 
 // Throttled counts the 429 answers seen.
 func (l *Limiter) Throttled() int64 { return l.throttled.Load() }
-
-// headerSeconds reads a header holding a number of seconds.
-func headerSeconds(h http.Header, name string) (time.Duration, bool) {
-	f, ok := headerNumber(h, name)
-	if !ok {
-		return 0, false
-	}
-	// Beyond a year the Duration could overflow; any such wait is capped.
-	return time.Duration(min(f, 366*24*3600) * float64(time.Second)), true
-}
-
-// headerNumber reads a header holding a non-negative number.
-func headerNumber(h http.Header, name string) (float64, bool) {
-	v := strings.TrimSpace(h.Get(name))
-	if v == "" {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 {
-		return 0, false
-	}
-	return f, true
-}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wbsctl/wbsctl/sdk"
 	"golang.org/x/time/rate"
 )
 
@@ -51,6 +52,10 @@ func TestLimiterPausesOnExhaustedWindow(t *testing.T) {
 		pause  time.Duration
 	}{
 		{"429 with Retry-After", 429, header("Retry-After", "7"), 7 * time.Second},
+		{"429 with Retry-After as an HTTP date", 429, header("Retry-After", now.Add(9*time.Second).UTC().Format(http.TimeFormat)), 9 * time.Second},
+		{"429 with reset as a Unix time", 429, header("RateLimit-Reset", "1700000005"), 5 * time.Second},
+		{"window used up, reset as a Unix time", 200, header("RateLimit-Remaining", "0", "RateLimit-Reset", "1700000004"), 4 * time.Second},
+		{"window used up, reset as a Unix time past", 200, header("RateLimit-Remaining", "0", "RateLimit-Reset", "1699999990"), 0},
 		{"429 with reset only", 429, header("RateLimit-Reset", "3"), 3 * time.Second},
 		{"429 bare", 429, header(), time.Second},
 		{"window used up", 200, header("RateLimit-Remaining", "0", "RateLimit-Reset", "12"), 12 * time.Second},
@@ -63,7 +68,7 @@ func TestLimiterPausesOnExhaustedWindow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			l := NewLimiter(240)
 			l.now = func() time.Time { return now }
-			l.ObserveResponse(tt.status, tt.h)
+			l.ObserveResponse(tt.status, sdk.ParseRate(tt.h, now))
 			got := l.pauseUntil.Sub(now)
 			if tt.pause == 0 && !l.pauseUntil.IsZero() || tt.pause != 0 && got != tt.pause {
 				t.Fatalf("pause %v, want %v", got, tt.pause)
@@ -82,14 +87,21 @@ func TestLimiterPausesOnExhaustedWindow(t *testing.T) {
 }
 
 func TestLimiterSpreadsTheRestOfTheWindow(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
 	l := NewLimiter(240) // 4/s
-	l.ObserveResponse(200, header("RateLimit-Remaining", "10", "RateLimit-Reset", "20"))
+	l.now = func() time.Time { return now }
+	l.ObserveResponse(200, sdk.ParseRate(header("RateLimit-Remaining", "10", "RateLimit-Reset", "20"), now))
 	if got := l.bucket.Limit(); got != 0.5 {
 		t.Fatalf("limit %v/s, want 0.5/s for 10 requests in 20 s", got)
 	}
-	l.ObserveResponse(200, header("RateLimit-Remaining", "200", "RateLimit-Reset", "10"))
+	l.ObserveResponse(200, sdk.ParseRate(header("RateLimit-Remaining", "200", "RateLimit-Reset", "10"), now))
 	if got := l.bucket.Limit(); got != 4 {
 		t.Fatalf("limit %v/s, want the configured 4/s back", got)
+	}
+	// The end of the window as a Unix time: 10 requests in 20 s.
+	l.ObserveResponse(200, sdk.ParseRate(header("RateLimit-Remaining", "10", "RateLimit-Reset", "1700000020"), now))
+	if got := l.bucket.Limit(); got != 0.5 {
+		t.Fatalf("limit %v/s with a Unix-time reset, want 0.5/s", got)
 	}
 	u := NewLimiter(0)
 	if u.bucket.Limit() != rate.Inf {

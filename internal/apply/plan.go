@@ -146,19 +146,12 @@ func listOptions(pageSize, maxPages int) *sdk.ListOptions {
 
 // readElements lists every element once, keyed by code.
 func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[string]sdk.WBSElement, error) {
-	var current map[string]sdk.WBSElement
-	err := retrySafe(ctx, func() error {
-		current = map[string]sdk.WBSElement{}
-		for el, err := range c.WBSElements.All(ctx, lo) {
-			if err != nil {
-				return err
-			}
-			current[el.Code] = el
+	current := map[string]sdk.WBSElement{}
+	for el, err := range c.WBSElements.All(ctx, lo) {
+		if err != nil {
+			return nil, fmt.Errorf("reading the current elements: %w", err)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading the current elements: %w", err)
+		current[el.Code] = el
 	}
 	return current, nil
 }
@@ -230,17 +223,13 @@ func setLinkChanges(ch *Change, add, remove []sdk.BusinessOrganization) {
 // readLinks reads the links of an element that the element list holds.
 func readLinks(ctx context.Context, c *sdk.Client, code string, lo *sdk.ListOptions) ([]sdk.BusinessOrganization, error) {
 	var have []sdk.BusinessOrganization
-	err := retrySafe(ctx, func() error {
-		have = nil
-		for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, code, lo) {
-			if err != nil {
-				return err
-			}
-			have = append(have, l.BusinessOrganization())
+	for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, code, lo) {
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	return have, err
+		have = append(have, l.BusinessOrganization())
+	}
+	return have, nil
 }
 
 // diffLinks returns the links of want missing from have, and those of have

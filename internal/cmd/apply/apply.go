@@ -146,7 +146,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 
 	limiter := engine.NewLimiter(perMinute)
-	f.ClientOptions = append(f.ClientOptions, sdk.WithLimiter(limiter))
+	// A bulk load retries a 500 of a safe request too: a few more attempts
+	// cost less than a failed record.
+	f.ClientOptions = append(f.ClientOptions, sdk.WithLimiter(limiter), sdk.WithServerErrorRetries())
 	c, err := f.Client()
 	if err != nil {
 		return err

@@ -1,0 +1,96 @@
+package sdk
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rate is what one answer says of the platform's rate limit, read from the
+// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers and
+// from Retry-After. The platform documents 240 requests a minute per key
+// and sends RateLimit headers; the spec shows neither their form nor a
+// 429's, so each is read in every form seen in the wild.
+type Rate struct {
+	// Limit is RateLimit-Limit, the requests of a window; -1 when absent.
+	Limit int
+	// Remaining is RateLimit-Remaining, the requests left in the window;
+	// -1 when absent.
+	Remaining int
+	// Reset is when the window ends: RateLimit-Reset read as seconds from
+	// now or, when it is as large as a Unix time, as one. Zero when absent.
+	Reset time.Time
+	// RetryAfter is the wait Retry-After asks for, in seconds or as an
+	// HTTP date; meaningful when HasRetryAfter.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+}
+
+// ParseRate reads the rate headers of an answer received at now. A header
+// that is missing, negative or unreadable is absent in the result.
+func ParseRate(h http.Header, now time.Time) Rate {
+	r := Rate{Limit: headerInt(h, "RateLimit-Limit"), Remaining: headerInt(h, "RateLimit-Remaining")}
+	if s, ok := headerSeconds(h, "RateLimit-Reset"); ok {
+		if s >= 1e9 {
+			// Some servers send the end of the window as a Unix time.
+			r.Reset = time.Unix(0, 0).Add(fromSeconds(s))
+		} else {
+			r.Reset = now.Add(fromSeconds(s))
+		}
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+			r.RetryAfter, r.HasRetryAfter = fromSeconds(s), true
+		} else if t, err := http.ParseTime(v); err == nil {
+			r.RetryAfter, r.HasRetryAfter = max(t.Sub(now), 0), true
+		}
+	}
+	return r
+}
+
+// Exhausted reports whether the answer says that no request is left in the
+// window.
+func (r Rate) Exhausted() bool { return r.Remaining == 0 }
+
+// UntilReset is the time from now to the end of the window, zero when the
+// answer gave none or it is past.
+func (r Rate) UntilReset(now time.Time) time.Duration {
+	if r.Reset.IsZero() {
+		return 0
+	}
+	return max(r.Reset.Sub(now), 0)
+}
+
+// Wait is how long an answer refused for the rate asks the client to wait
+// before trying again: Retry-After, else the end of the window when none
+// is left (or the answer does not say how many are), else zero.
+func (r Rate) Wait(now time.Time) time.Duration {
+	if r.HasRetryAfter {
+		return r.RetryAfter
+	}
+	if r.Remaining <= 0 {
+		return r.UntilReset(now)
+	}
+	return 0
+}
+
+func headerSeconds(h http.Header, name string) (float64, bool) {
+	v := strings.TrimSpace(h.Get(name))
+	if v == "" {
+		return 0, false
+	}
+	s, err := strconv.ParseFloat(v, 64)
+	if err != nil || s < 0 {
+		return 0, false
+	}
+	return s, true
+}
+
+func headerInt(h http.Header, name string) int {
+	s, ok := headerSeconds(h, name)
+	if !ok || s > 1<<31 {
+		return -1
+	}
+	return int(s)
+}
