@@ -152,4 +152,3 @@ func outcomeUnknown(err error) bool {
 	}
 	return !neverSent(err)
 }
-
