@@ -160,7 +160,11 @@ func (ts *tokenSource) token(ctx context.Context) (Token, error) {
 			// Getting old but still good: renew in the background and
 			// let this caller go on with the token it has.
 			ts.group.DoChan("exchange", func() (any, error) {
-				return ts.exchange(context.WithoutCancel(ctx))
+				tok, err := ts.exchange(context.WithoutCancel(ctx))
+				if err != nil {
+					ts.renewalFailed(ctx, err)
+				}
+				return tok, err
 			})
 		}
 		return held.Token, nil
@@ -239,6 +243,23 @@ func (ts *tokenSource) adopt(h heldToken) {
 	if len(ts.issued) > 8 {
 		ts.issued = ts.issued[1:]
 	}
+}
+
+// renewalFailed logs a failed background renewal and puts the next one off
+// by half the time the held token has left, at most 30 s, so that a
+// platform that refuses renewals is not asked again on every call; the
+// token in hand goes on being used meanwhile.
+func (ts *tokenSource) renewalFailed(ctx context.Context, err error) {
+	c := ts.c
+	now := c.now()
+	ts.mu.Lock()
+	if ts.held.AccessToken != "" {
+		ts.held.refreshAt = now.Add(min(ts.held.usableUntil.Sub(now)/2, 30*time.Second))
+	}
+	retryAt := ts.held.refreshAt
+	ts.mu.Unlock()
+	c.logger.LogAttrs(ctx, slog.LevelWarn, "token renewal failed; the current token is still used",
+		slog.String("error", c.redact(err.Error())), slog.Time("next_try", retryAt))
 }
 
 // invalidate drops tok after the platform rejected it, unless another

@@ -3,7 +3,10 @@ package sdk
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -205,4 +208,50 @@ func TestParseTokenReply(t *testing.T) {
 			t.Errorf("%s: no error", body)
 		}
 	}
+}
+
+// A background renewal that fails is logged, and the next is put off
+// instead of being tried again on every call; the token in hand is used.
+func TestFailedBackgroundRenewalIsLoggedAndBackedOff(t *testing.T) {
+	f := newFakePlatform(t)
+	f.expiresIn = "100"
+	now := time.Unix(1_700_000_000, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	var log strings.Builder
+	var logMu sync.Mutex
+	c := f.client(t, withClock(clock), WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: 1, MaxDelay: 2}),
+		WithLogger(slog.New(slog.NewTextHandler(lockedWriter{&logMu, &log}, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	ctx := context.Background()
+	first, _ := c.Token(ctx)
+	mu.Lock()
+	now = now.Add(93 * time.Second)
+	mu.Unlock()
+	f.refuseTokens.Store(true)
+	for range 20 {
+		tok, err := c.Token(ctx)
+		if err != nil || tok.AccessToken != first.AccessToken {
+			t.Fatalf("the token in hand was not handed out: %v %v", tok, err)
+		}
+		<-c.auth.group.DoChan("exchange", func() (any, error) { return nil, nil })
+	}
+	if got := f.tokenRequests.Load(); got != 1+2 {
+		t.Fatalf("%d token requests, want the first and one renewal of 2 attempts", got)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if !strings.Contains(log.String(), "token renewal failed") {
+		t.Fatalf("no log of the failed renewal:\n%s", log.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

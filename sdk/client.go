@@ -53,7 +53,9 @@ type Client struct {
 	clientID, clientSecret, staticToken string
 	tokenCache                          TokenCache
 	now                                 func() time.Time
-	err                                 error
+	// err holds the errors of options, hcFrom the option that set hc.
+	err    error
+	hcFrom string
 }
 
 // Option configures a Client in NewClient.
@@ -78,20 +80,35 @@ func WithAccessToken(token string) Option {
 // decides on the others.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) {
-		if hc != nil {
-			c.hc = hc
+		switch {
+		case hc == nil:
+			c.fail(errors.New("WithHTTPClient: the client is nil"))
+		case c.hcFrom != "":
+			c.fail(fmt.Errorf("WithHTTPClient and %s both given: set the transport on the http.Client", c.hcFrom))
+		default:
+			c.hc, c.hcFrom = hc, "WithHTTPClient"
 		}
 	}
 }
 
-// WithTransport sets the round tripper of the SDK's own HTTP client.
+// WithTransport sets the round tripper of the SDK's own HTTP client. It
+// cannot be combined with WithHTTPClient: set the transport on that
+// client instead.
 func WithTransport(rt http.RoundTripper) Option {
 	return func(c *Client) {
-		if rt != nil {
-			c.hc = &http.Client{Transport: rt}
+		switch {
+		case rt == nil:
+			c.fail(errors.New("WithTransport: the round tripper is nil"))
+		case c.hcFrom != "":
+			c.fail(fmt.Errorf("WithTransport and %s both given: set the transport on the http.Client", c.hcFrom))
+		default:
+			c.hc, c.hcFrom = &http.Client{Transport: rt}, "WithTransport"
 		}
 	}
 }
+
+// fail records the error of an option; NewClient returns them all.
+func (c *Client) fail(err error) { c.err = errors.Join(c.err, err) }
 
 // WithUserAgent sets the User-Agent header of every request.
 func WithUserAgent(ua string) Option {
@@ -107,9 +124,11 @@ func WithUserAgent(ua string) Option {
 // timeout; the caller's context bounds the whole call.
 func WithTimeout(d time.Duration) Option {
 	return func(c *Client) {
-		if d > 0 {
-			c.timeout = d
+		if d <= 0 {
+			c.fail(fmt.Errorf("WithTimeout(%v): want a positive duration", d))
+			return
 		}
+		c.timeout = d
 	}
 }
 
@@ -190,6 +209,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	for _, o := range opts {
 		o(c)
+	}
+	if c.err != nil {
+		return nil, fmt.Errorf("sdk: %w", c.err)
 	}
 	c.retry.RetryServerError = c.retry.RetryServerError || c.retry500
 	// A redirect follows the rule of next: only the base URL's origin sees

@@ -7,7 +7,7 @@
 //		sdk.WithCredentials("integrationhub-1234", secret))
 //	ack, err := client.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{
 //		Code:        "P-100.01",
-//		Description: sdk.String("Site preparation"),
+//		Description: sdk.Ptr("Site preparation"),
 //	})
 //
 // A Client is safe for concurrent use. Tests can run it against the

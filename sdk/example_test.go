@@ -20,7 +20,7 @@ func ExampleNewClient() {
 	}
 	ack, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{
 		Code:                  "P-100.01",
-		Description:           sdk.String("Site preparation"),
+		Description:           sdk.Ptr("Site preparation"),
 		BusinessOrganizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}},
 	})
 	fmt.Println(err, ack.CorrelationID != "")
@@ -55,7 +55,7 @@ func ExampleWBSElementsService_All() {
 func ExampleWBSElementsService_Update() {
 	srv := wbstest.NewServer()
 	defer srv.Close()
-	srv.Put(wbstest.Element{Code: "P-1", Description: sdk.String("old"), IsActive: true})
+	srv.Put(wbstest.Element{Code: "P-1", Description: sdk.Ptr("old"), IsActive: true})
 	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
 
 	// Clear the description, deactivate, and leave the links as they are.
@@ -85,7 +85,7 @@ func ExampleValidationError() {
 	client, _ := sdk.NewClient("https://platform.invalid", sdk.WithAccessToken("unused"))
 	_, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{
 		Code:        "THIS-CODE-IS-LONGER-THAN-THIRTY-CHARACTERS",
-		Description: sdk.String(""),
+		Description: sdk.Ptr(""),
 	})
 	fmt.Println(errors.Is(err, sdk.ErrValidation))
 	fmt.Println(err)

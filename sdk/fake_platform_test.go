@@ -23,6 +23,10 @@ type fakePlatform struct {
 	expiresIn string
 	// gate, when set, blocks token exchanges until closed.
 	gate chan struct{}
+	// refuseTokens answers every token exchange 503; tokenRequests
+	// counts them all.
+	refuseTokens  atomic.Bool
+	tokenRequests atomic.Int64
 
 	mu       sync.Mutex
 	valid    map[string]bool
@@ -45,8 +49,13 @@ func newFakePlatform(t *testing.T) *fakePlatform {
 
 func (f *fakePlatform) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/v1/auth/tokens" {
+		f.tokenRequests.Add(1)
 		if f.gate != nil {
 			<-f.gate
+		}
+		if f.refuseTokens.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
 		}
 		var creds struct{ ClientID, ClientSecret string }
 		_ = json.NewDecoder(r.Body).Decode(&creds)

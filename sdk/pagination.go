@@ -50,6 +50,20 @@ type Page[T any] struct {
 	// fingerprint identifies the content of the page, to detect a list
 	// that repeats itself.
 	fingerprint [32]byte
+	// next finds the page after this one; see NextOptions.
+	next func() (*ListOptions, bool)
+}
+
+// NextOptions returns the options that read the page after p with List or
+// ListBusinessOrganizations, by the rules All follows, and false when p
+// proves the end of the list. A page read alone cannot show that hits is
+// a total (All learns that over several pages), so a full page is always
+// followed, as All does; a page past the end then answers empty.
+func (p *Page[T]) NextOptions() (*ListOptions, bool) {
+	if p.next == nil {
+		return nil, false
+	}
+	return p.next()
 }
 
 // envelope is the wire form of a list (spec 2.3).
@@ -139,6 +153,15 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 	page, err := decodePage[T](resp.body, number, u)
 	if err != nil {
 		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, badResponse(req, resp.status, resp.header, err))
+	}
+	page.next = func() (*ListOptions, bool) {
+		w := &walk{size: cmp.Or(max(p.size, 0), defaultPageSize)}
+		w.seen = (max(number, 1) - 1) * w.size
+		st, ok := p.following(page, w)
+		if !ok {
+			return nil, false
+		}
+		return &ListOptions{PageNumber: st.number, PageSize: p.sizeParam(w), MaxPages: p.maxPages}, true
 	}
 	return page, nil
 }

@@ -33,7 +33,7 @@ func TestSixOperationsAgainstReferenceServer(t *testing.T) {
 	ctx := context.Background()
 	code := "P-100/01 Ä" // a slash and a non-ASCII rune travel in the path
 	orgs := []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "B1", EntityType: "branch"}}
-	ack, err := c.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: code, Description: sdk.String("Site"), BusinessOrganizations: orgs})
+	ack, err := c.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: code, Description: sdk.Ptr("Site"), BusinessOrganizations: orgs})
 	if err != nil || ack.CorrelationID == "" {
 		t.Fatalf("create: %v %+v", err, ack)
 	}

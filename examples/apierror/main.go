@@ -18,7 +18,7 @@ func main() {
 	defer stop()
 
 	// Caught before sending: one error lists every broken limit.
-	_, err := client.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: strings.Repeat("X", 31), Description: sdk.String(strings.Repeat("d", 101))})
+	_, err := client.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: strings.Repeat("X", 31), Description: sdk.Ptr(strings.Repeat("d", 101))})
 	var ve *sdk.ValidationError
 	if errors.As(err, &ve) {
 		for _, v := range ve.Violations {

@@ -23,7 +23,7 @@ func main() {
 	code := "EX-QUICKSTART"
 	_, err := client.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{
 		Code:                  code,
-		Description:           sdk.String("Quickstart element"),
+		Description:           sdk.Ptr("Quickstart element"),
 		BusinessOrganizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "B1", EntityType: "branch"}},
 	})
 	check("create", err)

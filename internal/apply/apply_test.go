@@ -33,7 +33,7 @@ func records(n int) []Record {
 		if i%3 == 0 {
 			orgs = append(orgs, sdk.BusinessOrganization{Code: fmt.Sprintf("B%d", i%11), EntityType: "branch"})
 		}
-		recs[i] = Record{Line: i + 2, Code: fmt.Sprintf("P-%05d", i), Description: &d, IsActive: sdk.Bool(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
+		recs[i] = Record{Line: i + 2, Code: fmt.Sprintf("P-%05d", i), Description: &d, IsActive: sdk.Ptr(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
 	}
 	return recs
 }
@@ -128,7 +128,7 @@ func TestLoadRerunAndChangesForBothLinkModes(t *testing.T) {
 					r.Description = &d
 					want++
 				case 1:
-					r.IsActive = sdk.Bool(!*r.IsActive)
+					r.IsActive = sdk.Ptr(!*r.IsActive)
 					want++
 				case 2:
 					r.Organizations = append(r.Organizations, sdk.BusinessOrganization{Code: "NEW", EntityType: "department"})

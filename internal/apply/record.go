@@ -288,9 +288,9 @@ func parseBool(s string) (*bool, error) {
 	case "":
 		return nil, nil
 	case "true", "yes", "1", "y":
-		return sdk.Bool(true), nil
+		return sdk.Ptr(true), nil
 	case "false", "no", "0", "n":
-		return sdk.Bool(false), nil
+		return sdk.Ptr(false), nil
 	}
 	return nil, fmt.Errorf("%q is not a boolean (true/false, yes/no, 1/0)", s)
 }

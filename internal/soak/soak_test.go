@@ -327,10 +327,10 @@ func (s *soak) nextFile(rng *rand.Rand, codes []string) []engine.Record {
 // reroll changes each field of r with probability p.
 func reroll(rng *rand.Rand, r *engine.Record, p float64) {
 	if rng.Float64() < p {
-		r.Description = sdk.String(descriptions[rng.IntN(len(descriptions))])
+		r.Description = sdk.Ptr(descriptions[rng.IntN(len(descriptions))])
 	}
 	if rng.Float64() < p {
-		r.IsActive = sdk.Bool(rng.IntN(3) > 0)
+		r.IsActive = sdk.Ptr(rng.IntN(3) > 0)
 	}
 	if rng.Float64() < p {
 		r.Organizations, r.OrganizationsSet = []sdk.BusinessOrganization{}, true

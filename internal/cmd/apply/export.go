@@ -56,7 +56,7 @@ func export(ctx context.Context, c *sdk.Client, pageSize int) ([]engine.Record, 
 		if err != nil {
 			return nil, err
 		}
-		r := engine.Record{Code: el.Code, Description: el.Description, IsActive: sdk.Bool(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
+		r := engine.Record{Code: el.Code, Description: el.Description, IsActive: sdk.Ptr(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
 		for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, el.Code, &sdk.ListOptions{PageSize: pageSize}) {
 			if err != nil {
 				return nil, fmt.Errorf("organizations of %q: %w", el.Code, err)

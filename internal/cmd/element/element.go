@@ -78,10 +78,10 @@ func runCreate(ctx context.Context, o *CreateOptions) error {
 		}
 	} else {
 		if o.HasDesc {
-			req.Description = sdk.String(o.Description)
+			req.Description = sdk.Ptr(o.Description)
 		}
 		if o.Inactive {
-			req.IsActive = sdk.Bool(false)
+			req.IsActive = sdk.Ptr(false)
 		}
 		orgs, err := parseOrgs(o.Orgs)
 		if err != nil {

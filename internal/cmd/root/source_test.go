@@ -74,3 +74,37 @@ func TestNoChildProcesses(t *testing.T) {
 		}
 	}
 }
+
+// Imports run one way (STYLE.md): sdk imports nothing of the module;
+// sdk/wbstest nothing of it either, being a second reading of the spec;
+// the apply engine nothing of cobra or of the commands.
+func TestImportsRunOneWay(t *testing.T) {
+	const module = "github.com/wbsctl/wbsctl/"
+	rules := []struct {
+		dir       string
+		forbidden func(string) bool
+	}{
+		{"sdk/", func(p string) bool { return strings.HasPrefix(p, module) }},
+		{"internal/apply/", func(p string) bool {
+			return strings.HasPrefix(p, module+"internal/cmd") || strings.HasPrefix(p, "github.com/spf13/")
+		}},
+		{"internal/output/", func(p string) bool { return p == "net/http" || strings.HasPrefix(p, module+"sdk") }},
+	}
+	checked := 0
+	for path, f := range moduleSources(t) {
+		for _, r := range rules {
+			if !strings.HasPrefix(path, r.dir) {
+				continue
+			}
+			checked++
+			for _, imp := range f.Imports {
+				if p, _ := strconv.Unquote(imp.Path.Value); r.forbidden(p) {
+					t.Errorf("%s imports %s", path, p)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked only %d files", checked)
+	}
+}

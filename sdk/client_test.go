@@ -1,0 +1,70 @@
+package sdk_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+// An option that cannot be honoured is an error of NewClient, never
+// silently ignored.
+func TestOptionsThatFailSaySo(t *testing.T) {
+	for name, tt := range map[string]struct {
+		opts []sdk.Option
+		want string
+	}{
+		"negative timeout":           {[]sdk.Option{sdk.WithTimeout(-1)}, "WithTimeout(-1ns)"},
+		"zero timeout":               {[]sdk.Option{sdk.WithTimeout(0)}, "WithTimeout(0s)"},
+		"transport after client":     {[]sdk.Option{sdk.WithHTTPClient(&http.Client{}), sdk.WithTransport(http.DefaultTransport)}, "both given"},
+		"client after transport":     {[]sdk.Option{sdk.WithTransport(http.DefaultTransport), sdk.WithHTTPClient(&http.Client{})}, "both given"},
+		"nil client":                 {[]sdk.Option{sdk.WithHTTPClient(nil)}, "nil"},
+		"nil transport and negative": {[]sdk.Option{sdk.WithTransport(nil), sdk.WithTimeout(-5)}, "WithTimeout"},
+	} {
+		c, err := sdk.NewClient("https://platform.example", tt.opts...)
+		if err == nil || c != nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
+		}
+	}
+}
+
+// NextOptions continues from a page that List returned by All's rules,
+// whatever next the platform sends.
+func TestPageNextOptions(t *testing.T) {
+	for _, style := range []wbstest.NextStyle{wbstest.NextURL, wbstest.NextOffset, wbstest.NextNull, wbstest.NextAbsent} {
+		t.Run(style.String(), func(t *testing.T) {
+			srv := wbstest.NewServer(wbstest.WithNextStyle(style))
+			defer srv.Close()
+			for i := range 23 {
+				srv.Put(wbstest.Element{Code: fmt.Sprintf("E%02d", i)})
+			}
+			c := newClient(t, srv)
+			var codes []string
+			opts := &sdk.ListOptions{PageSize: 10}
+			for pages := 0; ; pages++ {
+				if pages > 5 {
+					t.Fatal("NextOptions never ended")
+				}
+				page, err := c.WBSElements.List(context.Background(), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, el := range page.Data {
+					codes = append(codes, el.Code)
+				}
+				next, ok := page.NextOptions()
+				if !ok {
+					break
+				}
+				opts = next
+			}
+			if len(codes) != 23 || codes[22] != "E22" {
+				t.Fatalf("%d codes: %v", len(codes), codes)
+			}
+		})
+	}
+}
