@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,8 +55,9 @@ type Client struct {
 	tokenCache                          TokenCache
 	now                                 func() time.Time
 	// err holds the errors of options, hcFrom the option that set hc.
-	err    error
-	hcFrom string
+	err        error
+	hcFrom     string
+	clientCert *tls.Certificate
 }
 
 // Option configures a Client in NewClient.
@@ -105,6 +107,43 @@ func WithTransport(rt http.RoundTripper) Option {
 			c.hc, c.hcFrom = &http.Client{Transport: rt}, "WithTransport"
 		}
 	}
+}
+
+// WithClientCertificate makes the client present cert in TLS handshakes,
+// for a platform that requires client certificates (mutual TLS). It is
+// added to the TLS configuration of the HTTP client in use, which must
+// then have an *http.Transport (the SDK's own has).
+func WithClientCertificate(cert tls.Certificate) Option {
+	return func(c *Client) {
+		if len(cert.Certificate) == 0 {
+			c.fail(errors.New("WithClientCertificate: the certificate is empty"))
+			return
+		}
+		c.clientCert = &cert
+	}
+}
+
+// withClientCertificate returns a copy of hc whose transport presents
+// cert, leaving the caller's client and transport as they are.
+func withClientCertificate(hc *http.Client, cert tls.Certificate) (*http.Client, error) {
+	tr, ok := hc.Transport.(*http.Transport)
+	if hc.Transport == nil {
+		tr, ok = http.DefaultTransport.(*http.Transport), true
+	}
+	if !ok {
+		return nil, fmt.Errorf("WithClientCertificate: the HTTP client's transport is a %T, not an *http.Transport", hc.Transport)
+	}
+	tr = tr.Clone()
+	if tr.TLSClientConfig == nil {
+		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	// Presented whatever authorities the platform names as acceptable
+	// (crypto/tls would otherwise send none), so that a refusal says why.
+	tr.TLSClientConfig = tr.TLSClientConfig.Clone()
+	tr.TLSClientConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
+	copied := *hc
+	copied.Transport = tr
+	return &copied, nil
 }
 
 // fail records the error of an option; NewClient returns them all.
@@ -209,6 +248,13 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	for _, o := range opts {
 		o(c)
+	}
+	if c.clientCert != nil {
+		hc, err := withClientCertificate(c.hc, *c.clientCert)
+		if err != nil {
+			c.fail(err)
+		}
+		c.hc = hc
 	}
 	if c.err != nil {
 		return nil, fmt.Errorf("sdk: %w", c.err)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -102,7 +103,21 @@ func permanent(err error) bool {
 	var unknownCA x509.UnknownAuthorityError
 	var hostname x509.HostnameError
 	var invalid x509.CertificateInvalidError
-	return errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid)
+	return errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
+		clientCertificateRefused(err)
+}
+
+// clientCertificateRefused reports a TLS alert by which the platform
+// refused the client's certificate, or its absence. crypto/tls does not
+// export the type of a received alert, only its text.
+func clientCertificateRefused(err error) bool {
+	msg := err.Error()
+	for _, alert := range []string{"tls: certificate required", "tls: unknown certificate authority", "tls: expired certificate", "tls: bad certificate"} {
+		if strings.Contains(msg, "remote error: "+alert) {
+			return true
+		}
+	}
+	return false
 }
 
 // backoff is the full-jitter wait after the given attempt.

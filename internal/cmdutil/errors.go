@@ -156,6 +156,19 @@ func certificateHint(err error) string {
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		return "the server's certificate has expired or is not valid yet; check this system's clock, or renew the server's certificate"
 	}
+	// The platform's refusals of a client certificate arrive as TLS
+	// alerts, whose type crypto/tls does not export.
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "tls: certificate required"):
+		return "the platform requires a client certificate (mutual TLS): give --client-cert and --client-key"
+	case strings.Contains(msg, "tls: unknown certificate authority"):
+		return "the platform does not trust the authority that signed the client certificate of --client-cert"
+	case strings.Contains(msg, "tls: expired certificate"):
+		return "the platform refused the client certificate of --client-cert: it has expired or is not valid yet"
+	case strings.Contains(msg, "tls: bad certificate"):
+		return "the platform refused the client certificate of --client-cert"
+	}
 	return ""
 }
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -54,6 +55,9 @@ type GlobalOptions struct {
 	Debug        bool
 	InsecureHTTP bool
 	CAFile       string
+	// ClientCert and ClientKey are a client certificate and its key (PEM
+	// files) for a platform that requires mutual TLS.
+	ClientCert, ClientKey string
 	// RequestTimeout bounds each HTTP attempt; 0 is the SDK's default.
 	RequestTimeout time.Duration
 }
@@ -77,6 +81,8 @@ func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	fl.BoolVar(&g.Debug, "debug", false, "log each HTTP attempt on stderr, secrets redacted (env WBSCTL_DEBUG=1)")
 	fl.BoolVar(&g.InsecureHTTP, "insecure-http", false, "allow credentials over plain HTTP to a host other than loopback")
 	fl.StringVar(&g.CAFile, "ca-file", "", "PEM file of extra certificate authorities to trust (corporate TLS)")
+	fl.StringVar(&g.ClientCert, "client-cert", "", "client certificate (PEM `FILE`) for a platform that requires mutual TLS (env WBSCTL_CLIENT_CERT)")
+	fl.StringVar(&g.ClientKey, "client-key", "", "private key (PEM `FILE`) of --client-cert (env WBSCTL_CLIENT_KEY)")
 	fl.DurationVar(&g.RequestTimeout, "request-timeout", 0, "bound each HTTP attempt, such as 10s (default 30s; env WBSCTL_REQUEST_TIMEOUT)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml", "csv", "ndjson"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -115,6 +121,9 @@ type Credentials struct {
 	// Source says where the secret came from: "environment", "keyring",
 	// "file", or "" when there is none.
 	Source string
+	// ClientCert and ClientKey are the files of a client certificate for
+	// mutual TLS, "" when none.
+	ClientCert, ClientKey string
 }
 
 // ProfileName is the profile in use: --profile, WBSCTL_PROFILE, the
@@ -167,6 +176,7 @@ func (f *Factory) Resolve() (*Credentials, error) {
 		Secret:   f.Getenv("WBSCTL_CLIENT_SECRET"),
 		Token:    f.Getenv("WBSCTL_TOKEN"),
 	}
+	c.ClientCert, c.ClientKey = f.clientCertificateFiles(prof)
 	switch {
 	case c.Secret != "" || c.Token != "":
 		c.Source = "environment"
@@ -228,6 +238,13 @@ func (f *Factory) ClientFor(c *Credentials) (*sdk.Client, error) {
 		}
 		opts = append(opts, sdk.WithHTTPClient(hc))
 	}
+	if c.ClientCert != "" || c.ClientKey != "" {
+		cert, err := loadClientCertificate(c.ClientCert, c.ClientKey)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, sdk.WithClientCertificate(cert))
+	}
 	switch {
 	case c.ClientID != "" && c.Secret != "":
 		opts = append(opts, sdk.WithCredentials(c.ClientID, c.Secret))
@@ -244,6 +261,34 @@ func (f *Factory) ClientFor(c *Credentials) (*sdk.Client, error) {
 	}
 	opts = append(opts, f.ClientOptions...)
 	return sdk.NewClient(c.BaseURL, opts...)
+}
+
+// clientCertificateFiles are the client certificate and key in use: the
+// flags, the environment (WBSCTL_CLIENT_CERT, WBSCTL_CLIENT_KEY), or the
+// profile's, as a pair from one place.
+func (f *Factory) clientCertificateFiles(prof config.Profile) (cert, key string) {
+	for _, pair := range [][2]string{
+		{f.Global.ClientCert, f.Global.ClientKey},
+		{f.Getenv("WBSCTL_CLIENT_CERT"), f.Getenv("WBSCTL_CLIENT_KEY")},
+		{prof.ClientCert, prof.ClientKey},
+	} {
+		if pair[0] != "" || pair[1] != "" {
+			return pair[0], pair[1]
+		}
+	}
+	return "", ""
+}
+
+// loadClientCertificate reads a client certificate and its key.
+func loadClientCertificate(certFile, keyFile string) (tls.Certificate, error) {
+	if certFile == "" || keyFile == "" {
+		return tls.Certificate{}, &UsageError{Err: errors.New("a client certificate needs both --client-cert and --client-key (or WBSCTL_CLIENT_CERT and WBSCTL_CLIENT_KEY)")}
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return tls.Certificate{}, &UsageError{Err: fmt.Errorf("--client-cert %s, --client-key %s: %w", certFile, keyFile, err)}
+	}
+	return cert, nil
 }
 
 // httpClientWithCA trusts the system's authorities and those in file.

@@ -19,6 +19,10 @@ type Profile struct {
 	BaseURL       string `yaml:"base_url"`
 	ClientID      string `yaml:"client_id"`
 	SecretStorage string `yaml:"secret_storage"`
+	// ClientCert and ClientKey are the files of a client certificate for
+	// mutual TLS, as given at login.
+	ClientCert string `yaml:"client_cert,omitempty"`
+	ClientKey  string `yaml:"client_key,omitempty"`
 }
 
 // Secret storages.

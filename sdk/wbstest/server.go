@@ -183,6 +183,7 @@ type Server struct {
 	maxBody     int64
 	timeouts    Timeouts
 	logger      *slog.Logger
+	clientCAs   []byte
 	key         []byte
 	ts          *httptest.Server
 

@@ -31,6 +31,11 @@ func NewTLSServer(certPEM, keyPEM []byte, opts ...Option) (*Server, error) {
 	s := New(opts...)
 	s.ts = httptest.NewUnstartedServer(s)
 	s.ts.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	if s.clientCAs != nil {
+		if err := RequireClientCertificates(s.ts.TLS, s.clientCAs); err != nil {
+			return nil, err
+		}
+	}
 	s.ts.Config.ErrorLog = log.New(io.Discard, "", 0)
 	if s.logger != nil {
 		s.ts.Config.ErrorLog = slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn)
@@ -83,4 +88,82 @@ func SelfSignedCertificate(hosts []string, notBefore time.Time, validity time.Du
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), nil
+}
+
+// WithClientCAs makes a server from NewTLSServer require a client
+// certificate signed by one of the authorities in caPEM (mutual TLS).
+func WithClientCAs(caPEM []byte) Option { return func(s *Server) { s.clientCAs = caPEM } }
+
+// CertificateAuthority issues client certificates, for testing a client
+// against a server that requires them (mutual TLS; see WithClientCAs and
+// `wbsctl serve --client-ca`).
+type CertificateAuthority struct {
+	// CertPEM is the authority's certificate, for a server's client CAs.
+	CertPEM []byte
+	cert    *x509.Certificate
+	key     *ecdsa.PrivateKey
+}
+
+// NewCertificateAuthority makes an authority with a new ECDSA P-256 key,
+// valid for a day from a minute ago.
+func NewCertificateAuthority(name string) (*CertificateAuthority, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("wbstest: generating a key: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{Organization: []string{"wbstest"}, CommonName: name},
+		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true, IsCA: true, MaxPathLenZero: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, fmt.Errorf("wbstest: signing the authority: %w", err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return &CertificateAuthority{CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), cert: cert, key: key}, nil
+}
+
+// Issue makes a client certificate for commonName, valid from notBefore
+// for validity, signed by the authority. tls.X509KeyPair(certPEM, keyPEM)
+// loads it.
+func (ca *CertificateAuthority) Issue(commonName string, notBefore time.Time, validity time.Duration) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wbstest: generating a key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	if err != nil {
+		return nil, nil, fmt.Errorf("wbstest: generating a serial number: %w", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: pkix.Name{CommonName: commonName},
+		NotBefore: notBefore, NotAfter: notBefore.Add(validity),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wbstest: signing the certificate: %w", err)
+	}
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wbstest: encoding the key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), nil
+}
+
+// RequireClientCertificates makes cfg require a client certificate that
+// one of the authorities in caPEM signed, as a platform with mutual TLS
+// does.
+func RequireClientCertificates(cfg *tls.Config, caPEM []byte) error {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return errors.New("wbstest: no PEM certificate among the client authorities")
+	}
+	cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -101,6 +102,7 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 		return err
 	}
 	creds := &cmdutil.Credentials{BaseURL: strings.TrimRight(f.Global.BaseURL, "/"), ClientID: f.Global.ClientID, Secret: secret}
+	creds.ClientCert, creds.ClientKey = absPath(f.Global.ClientCert), absPath(f.Global.ClientKey)
 	c, err := f.ClientFor(creds)
 	if err != nil {
 		return err
@@ -123,7 +125,8 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 		return &cmdutil.AuthError{Err: fmt.Errorf("login: saving the secret: %w", err)}
 	}
 	name := f.ProfileName(cfg)
-	cfg.Profiles[name] = config.Profile{BaseURL: creds.BaseURL, ClientID: creds.ClientID, SecretStorage: storage}
+	cfg.Profiles[name] = config.Profile{BaseURL: creds.BaseURL, ClientID: creds.ClientID, SecretStorage: storage,
+		ClientCert: creds.ClientCert, ClientKey: creds.ClientKey}
 	if cfg.CurrentProfile == "" {
 		cfg.CurrentProfile = name
 	}
@@ -133,6 +136,18 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	fmt.Fprintf(f.IO.ErrOut, "logged in to %s as %s (profile %q, secret in the %s, token valid until %s)\n",
 		creds.BaseURL, creds.ClientID, name, storage, tok.ExpiresAt.Format(time.RFC3339))
 	return nil
+}
+
+// absPath makes a file given at login absolute, so that the profile
+// finds it from any folder.
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // Status is what `auth status` reports; it never holds the secret.

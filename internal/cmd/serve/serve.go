@@ -41,6 +41,9 @@ type Options struct {
 	TLSCAOut string
 	// TLSCert and TLSKey serve https with the user's own pair.
 	TLSCert, TLSKey string
+	// ClientCA requires client certificates signed by an authority in
+	// this PEM file (mutual TLS).
+	ClientCA string
 	// Ready, when set, receives the base URL once the server listens.
 	Ready func(baseURL string)
 }
@@ -78,6 +81,7 @@ probability, times. For instance:
 		Example: `  wbsctl serve --addr 127.0.0.1:0
   wbsctl serve --tls --tls-ca-out ca.pem   # then: wbsctl --ca-file ca.pem --base-url https://127.0.0.1:8080 ...
   wbsctl serve --addr :8443 --tls-cert server.crt --tls-key server.key
+  wbsctl serve --tls --tls-ca-out ca.pem --client-ca clients-ca.pem   # mutual TLS
   wbsctl serve --credential integrationhub-1=s3cret --rate-limit 240 --org-update replace`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -107,6 +111,7 @@ probability, times. For instance:
 	f.StringVar(&opts.TLSCAOut, "tls-ca-out", "", "with --tls: write the certificate's PEM to this `FILE` (for --ca-file)")
 	f.StringVar(&opts.TLSCert, "tls-cert", "", "serve https with the certificate (PEM) in this `FILE`; needs --tls-key")
 	f.StringVar(&opts.TLSKey, "tls-key", "", "the private key (PEM) of --tls-cert, in this `FILE`")
+	f.StringVar(&opts.ClientCA, "client-ca", "", "with TLS: require client certificates signed by an authority in this PEM `FILE` (mutual TLS)")
 	return cmd
 }
 

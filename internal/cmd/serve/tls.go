@@ -21,6 +21,26 @@ const certificateValidity = 24 * time.Hour
 // it writes to caFile), or the user's own pair. cleanup removes what it
 // wrote to a temporary directory.
 func tlsSetup(opts *Options) (cfg *tls.Config, caFile string, cleanup func(), err error) {
+	cfg, caFile, cleanup, err = serverCertificate(opts)
+	if err != nil || opts.ClientCA == "" {
+		return cfg, caFile, cleanup, err
+	}
+	if cfg == nil {
+		return nil, "", cleanup, &cmdutil.UsageError{Err: fmt.Errorf("--client-ca needs --tls or --tls-cert: client certificates travel in TLS")}
+	}
+	caPEM, err := os.ReadFile(opts.ClientCA)
+	if err == nil {
+		err = wbstest.RequireClientCertificates(cfg, caPEM)
+	}
+	if err != nil {
+		cleanup()
+		return nil, "", func() {}, &cmdutil.UsageError{Err: fmt.Errorf("--client-ca %s: %w", opts.ClientCA, err)}
+	}
+	return cfg, caFile, cleanup, nil
+}
+
+// serverCertificate reads the flags of the server's own certificate.
+func serverCertificate(opts *Options) (cfg *tls.Config, caFile string, cleanup func(), err error) {
 	cleanup = func() {}
 	usage := func(format string, a ...any) error { return &cmdutil.UsageError{Err: fmt.Errorf(format, a...)} }
 	switch {
