@@ -17,15 +17,16 @@ func TestNoFlagTakesASecret(t *testing.T) {
 	io, _, _, _ := iostreams.Test()
 	secretish := regexp.MustCompile(`(?i)secret|token|password|credential|key`)
 	// serve --credential ID=SECRET sets the reference server's own
-	// made-up credential, not one of the platform; --tls-key is the path
-	// of a key file.
-	allowed := map[string]bool{"serve --credential": true, "serve --tls-key": true, "serve --token-lifetime": true}
+	// made-up credential, not one of the platform; --tls-key and
+	// --client-key are the paths of key files.
+	allowed := map[string]bool{"serve --credential": true, "serve --tls-key": true, "serve --token-lifetime": true, "--client-key": true}
 	var walk func(*cobra.Command)
 	seen := 0
 	walk = func(c *cobra.Command) {
 		check := func(f *pflag.Flag) {
 			seen++
-			name := strings.TrimPrefix(c.CommandPath(), "wbsctl ") + " --" + f.Name
+			name := strings.TrimPrefix(strings.TrimPrefix(c.CommandPath(), "wbsctl"), " ") + " --" + f.Name
+			name = strings.TrimPrefix(name, " ")
 			if secretish.MatchString(f.Name) && f.Value.Type() != "bool" && !allowed[name] {
 				t.Errorf("%s takes a %s: a secret must come from stdin, a prompt, the environment or the keyring", name, f.Value.Type())
 			}
