@@ -35,10 +35,53 @@ type Change struct {
 	// adds and removes.
 	AddOrganizations    []sdk.BusinessOrganization `json:"addOrganizations,omitempty"`
 	RemoveOrganizations []sdk.BusinessOrganization `json:"removeOrganizations,omitempty"`
+	// Before is what the platform holds (nil for a create), After what it
+	// will hold (nil for a delete), as far as the plan read and the file
+	// states: links are in Before only where they were read.
+	Before *State `json:"before,omitempty"`
+	After  *State `json:"after,omitempty"`
 
 	record *Record
 	// update is the body of the update; nil when only links are removed.
 	update *sdk.UpdateWBSElementRequest
+}
+
+// State is an element as a plan sees it. BusinessOrganizations is nil
+// where the plan did not read or does not manage the links.
+type State struct {
+	Description           *string                    `json:"description"`
+	IsActive              bool                       `json:"isActive"`
+	BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations,omitempty"`
+}
+
+// platformState is the state of el as listed, links not read.
+func platformState(el sdk.WBSElement) *State {
+	return &State{Description: el.Description, IsActive: el.IsActive}
+}
+
+// recordState is what the platform holds once r is applied over before
+// (nil for a create): fields the record leaves out stay as they are.
+func recordState(r *Record, before *State) *State {
+	after := &State{IsActive: true}
+	if before != nil {
+		*after = *before
+	}
+	if r.Description != nil {
+		after.Description = r.Description
+		if *r.Description == "" {
+			after.Description = nil
+		}
+	}
+	if r.IsActive != nil {
+		after.IsActive = *r.IsActive
+	}
+	if r.OrganizationsSet {
+		after.BusinessOrganizations = dedupe(r.Organizations)
+		if after.BusinessOrganizations == nil {
+			after.BusinessOrganizations = []sdk.BusinessOrganization{}
+		}
+	}
+	return after
 }
 
 // Plan is the list of changes that converge the platform to a file.
@@ -113,7 +156,7 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		named[r.Code] = true
 		el, ok := current[r.Code]
 		if !ok {
-			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r})
+			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: recordState(r, nil)})
 			continue
 		}
 		plan.Changes = append(plan.Changes, diffElement(r, el))
@@ -133,7 +176,7 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		}
 		sort.Strings(gone)
 		for _, code := range gone {
-			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code})
+			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, Before: platformState(current[code])})
 		}
 	}
 	return plan, nil
@@ -158,7 +201,8 @@ func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[
 
 // diffElement plans the update of el to r, leaving links to planLinks.
 func diffElement(r *Record, el sdk.WBSElement) Change {
-	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r}
+	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, Before: platformState(el)}
+	ch.After = recordState(r, ch.Before)
 	upd := &sdk.UpdateWBSElementRequest{}
 	if r.Description != nil && *r.Description != deref(el.Description) {
 		ch.Fields = append(ch.Fields, "description")
@@ -198,6 +242,7 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 		}
 		add, remove := diffLinks(have, ch.record.Organizations)
 		setLinkChanges(ch, add, remove)
+		ch.Before.BusinessOrganizations = append([]sdk.BusinessOrganization{}, have...)
 	})
 	return first
 }

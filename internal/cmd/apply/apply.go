@@ -6,6 +6,7 @@ package apply
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,7 @@ type Options struct {
 	File             string
 	Format           string
 	DryRun           bool
+	ShowUnchanged    bool
 	DetailedExitcode bool
 	Prune            bool
 	Yes              bool
@@ -87,6 +89,7 @@ the same command again finishes the job.`,
 	fl.StringVarP(&opts.File, "file", "f", "", "file to apply, - for stdin")
 	fl.StringVar(&opts.Format, "format", "", "csv, json, ndjson or yaml (default: by extension)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan and change nothing")
+	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "with --dry-run, list the unchanged elements too, not only count them")
 	fl.BoolVar(&opts.DetailedExitcode, "detailed-exitcode", false, "with --dry-run, exit 7 when there are changes, 0 when none")
 	fl.BoolVar(&opts.Prune, "prune", false, "delete the elements the file does not name (only when nothing else failed)")
 	fl.BoolVar(&opts.Yes, "yes", false, "do not ask before pruning")
@@ -167,7 +170,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	if o.DryRun {
-		if err := printPlan(f, plan); err != nil {
+		if err := printPlan(f, plan, o.ShowUnchanged); err != nil {
 			return err
 		}
 		if o.DetailedExitcode && plan.Pending() {
@@ -301,25 +304,33 @@ func untilStopped(ctx context.Context, stop <-chan struct{}) (context.Context, f
 // found changes.
 var errPending = &cmdutil.PendingError{}
 
-func printPlan(f *cmdutil.Factory, plan *engine.Plan) error {
-	p, err := f.Printer("ACTION", "CODE", "LINE", "CHANGES")
-	if err != nil {
-		return err
-	}
-	for _, ch := range plan.Changes {
-		changes := strings.Join(ch.Fields, ", ")
-		for _, o := range ch.AddOrganizations {
-			changes += " +" + o.String()
+func printPlan(f *cmdutil.Factory, plan *engine.Plan, showUnchanged bool) error {
+	g := f.Global
+	switch {
+	case g.Output == "ndjson" && g.JQ == "" && g.Template == "":
+		// One step a line, then the summary.
+		enc := json.NewEncoder(f.IO.Out)
+		doc := plan.Document(showUnchanged)
+		for _, ch := range doc.Changes {
+			if err := enc.Encode(ch); err != nil {
+				return err
+			}
 		}
-		for _, o := range ch.RemoveOrganizations {
-			changes += " -" + o.String()
-		}
-		if err := p.Add(ch, string(ch.Action), ch.Code, fmt.Sprint(ch.Line), strings.TrimSpace(changes)); err != nil {
+		if err := enc.Encode(map[string]any{"formatVersion": doc.FormatVersion, "summary": doc.Summary}); err != nil {
 			return err
 		}
-	}
-	if err := p.Flush(); err != nil {
-		return err
+	case g.Output != "" || g.JQ != "" || g.Template != "":
+		p, err := f.Printer()
+		if err != nil {
+			return err
+		}
+		if err := p.Single(plan.Document(showUnchanged)); err != nil {
+			return err
+		}
+	default:
+		if err := engine.WritePlan(f.IO.Out, plan, engine.PlanView{Color: f.IO.StdoutTTY && !f.IO.NoColor, ShowUnchanged: showUnchanged}); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(f.IO.ErrOut, "plan: %d to create, %d to update, %d unchanged, %d to delete\n",
 		plan.Counts()[engine.ActionCreate], plan.Counts()[engine.ActionUpdate], plan.Counts()[engine.ActionUnchanged], plan.Counts()[engine.ActionDelete])

@@ -37,7 +37,7 @@ func TestApplyDryRunExportAndPrune(t *testing.T) {
 	os.WriteFile(file, []byte(csvFile), 0o600)
 
 	code, out, _ := run(t, srv, "", "apply", "-f", file, "--dry-run", "--detailed-exitcode", "--rate", "0")
-	if code != cmdutil.ExitPending || !strings.Contains(out, "create\tP-1\t2") || len(srv.Elements()) != 0 {
+	if code != cmdutil.ExitPending || !strings.Contains(out, "+ create P-1  (line 2)") || len(srv.Elements()) != 0 {
 		t.Fatalf("dry run: exit %d\n%s", code, out)
 	}
 	report := filepath.Join(dir, "report.ndjson")

@@ -27,9 +27,11 @@ type Result struct {
 // Run runs wbsctl with args against srv. TTY makes stdout and stderr
 // terminals; Env adds to or overrides the environment.
 type Run struct {
-	TTY   bool
-	Stdin string
-	Env   map[string]string
+	TTY bool
+	// NoColor is the NO_COLOR of the streams.
+	NoColor bool
+	Stdin   string
+	Env     map[string]string
 	// ClientOptions are added to the client's options after the fast
 	// retry policy, such as a transport shared by many runs.
 	ClientOptions []sdk.Option
@@ -40,7 +42,7 @@ func (r Run) Do(t *testing.T, srv *wbstest.Server, args ...string) Result {
 	t.Helper()
 	io, in, out, errOut := iostreams.Test()
 	in.WriteString(r.Stdin)
-	io.StdoutTTY, io.StderrTTY = r.TTY, r.TTY
+	io.StdoutTTY, io.StderrTTY, io.NoColor = r.TTY, r.TTY, r.NoColor
 	f := cmdutil.New(io)
 	env := map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret,
 		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}

@@ -13,7 +13,6 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmd/auth"
 	"github.com/wbsctl/wbsctl/internal/cmd/element"
 	"github.com/wbsctl/wbsctl/internal/cmd/flow"
-	"github.com/wbsctl/wbsctl/internal/cmd/gendocs"
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
 	"github.com/wbsctl/wbsctl/internal/cmd/version"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
@@ -39,7 +38,6 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		auth.NewCmdAuth(f),
 		element.NewCmdElement(f),
 		flow.NewCmdFlow(f),
-		gendocs.NewCmdGenDocs(),
 		serve.NewCmdServe(f.IO, nil),
 		version.NewCmdVersion(f.IO),
 		&cobra.Command{Use: "exit-codes", Short: "The exit codes of wbsctl", Long: cmdutil.ExitCodesHelp},
