@@ -165,6 +165,21 @@ func DecodeStrict(raw []byte, v any) error {
 	return nil
 }
 
+// DecodeStrictAny is DecodeStrict for any JSON document wbsctl writes
+// itself (a state file, a saved plan): unknown members and data after
+// the value are refused.
+func DecodeStrictAny(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errDataAfterValue
+	}
+	return nil
+}
+
 // loneSurrogate reports whether a JSON text escapes half of a UTF-16
 // surrogate pair without the other half.
 func loneSurrogate(raw []byte) bool {

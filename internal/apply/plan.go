@@ -51,7 +51,7 @@ type Change struct {
 type State struct {
 	Description           *string                    `json:"description"`
 	IsActive              bool                       `json:"isActive"`
-	BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations,omitempty"`
+	BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations"`
 }
 
 // platformState is the state of el as listed, links not read.
@@ -119,6 +119,10 @@ type PlanOptions struct {
 	Concurrency int
 	// MaxPages bounds the pages of one list read; default DefaultMaxPages.
 	MaxPages int
+	// Known holds, by code, links a state file trusts: an element whose
+	// record names exactly these links has them read from here instead of
+	// the platform. The element list is read all the same.
+	Known map[string][]sdk.BusinessOrganization
 }
 
 // DefaultMaxPages bounds the pages of one list that apply reads, as a
@@ -159,7 +163,13 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: recordState(r, nil)})
 			continue
 		}
-		plan.Changes = append(plan.Changes, diffElement(r, el))
+		ch := diffElement(r, el)
+		if known, ok := opts.Known[r.Code]; ok && r.OrganizationsSet && sameLinks(known, r.Organizations) {
+			ch.Before.BusinessOrganizations = known
+			plan.Changes = append(plan.Changes, ch)
+			continue
+		}
+		plan.Changes = append(plan.Changes, ch)
 		if r.OrganizationsSet {
 			needLinks = append(needLinks, len(plan.Changes)-1)
 		}

@@ -38,6 +38,8 @@ type Options struct {
 	Concurrency      int
 	PageSize         int
 	MaxPages         int
+	State            string
+	Refresh          bool
 	Rate             string
 	Report           string
 	Quiet            bool
@@ -96,6 +98,8 @@ the same command again finishes the job.`,
 	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave invalid records out instead of stopping")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight at most")
 	fl.IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
+	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE`, and read an element's links only where the file's differ from it")
+	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
 	fl.IntVar(&opts.MaxPages, "max-pages", engine.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
@@ -108,6 +112,7 @@ the same command again finishes the job.`,
 // Run carries out `wbsctl apply`.
 func Run(ctx context.Context, o *Options) error {
 	f := o.F
+	start := time.Now() // the whole run: the plan's reads count too
 	format, err := engine.DetectFormat(o.File, o.Format)
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
@@ -124,6 +129,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.MaxPages < 1 {
 		return &cmdutil.UsageError{Err: errors.New("--max-pages must be at least 1")}
+	}
+	if o.Refresh && o.State == "" {
+		return &cmdutil.UsageError{Err: errors.New("--refresh rebuilds the state of --state: give both")}
 	}
 	var in io.Reader = f.IO.In
 	if o.File != "-" {
@@ -156,9 +164,26 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
+	planOpts := engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages}
+	var state *engine.StateFile
+	if o.State != "" {
+		unlock, err := engine.LockState(o.State)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if state, err = engine.LoadState(o.State, c.BaseURL(), c.ClientID()); err != nil && !o.Refresh {
+			return err
+		}
+		if o.Refresh {
+			state = engine.NewState(c.BaseURL(), c.ClientID())
+		} else {
+			planOpts.Known = state.Known()
+		}
+	}
 	// The plan only reads: a signal ends it at once.
 	planCtx, endPlan := untilStopped(ctx, o.Stop)
-	plan, err := engine.BuildPlan(planCtx, c, parsed.Records, engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages})
+	plan, err := engine.BuildPlan(planCtx, c, parsed.Records, planOpts)
 	endPlan()
 	if err != nil {
 		if context.Cause(planCtx) == cmdutil.ErrInterrupted {
@@ -204,7 +229,14 @@ func Run(ctx context.Context, o *Options) error {
 	default:
 		go progress(f, total, &done, &failed, progressDone)
 	}
-	start := time.Now()
+	if state != nil {
+		// Before any write, so that an interrupted run leaves no entry
+		// that may no longer hold.
+		state.Begin(plan)
+		if err := state.Save(o.State); err != nil {
+			return fmt.Errorf("writing the state: %w; nothing was sent", err)
+		}
+	}
 	results := engine.Execute(ctx, c, plan, engine.ExecuteOptions{
 		Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages, Stop: o.Stop, AllowPrune: allowPrune,
 		OnResult: func(r engine.Result) {
@@ -223,6 +255,12 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	for _, r := range parsed.Invalid {
 		results = append(results, engine.Result{Line: r.Line, Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid, Detail: "left out: invalid"})
+	}
+	if state != nil {
+		state.Finish(plan, results)
+		if err := state.Save(o.State); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "error: writing the state: %v; run with --refresh next time\n", err)
+		}
 	}
 	sum := engine.Summarize(results)
 	sum.Requests, sum.Throttled = limiter.Attempts(), limiter.Throttled()

@@ -1,0 +1,160 @@
+package apply
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+
+	"github.com/wbsctl/wbsctl/internal/config"
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// StateFormatVersion is the version of the state file.
+const StateFormatVersion = 1
+
+// StateFile is what the platform held for each element after the last
+// apply, as far as apply wrote or read it, so that a re-apply reads an
+// element's links only where the file's differ from the state's. It
+// belongs to one platform and client id.
+type StateFile struct {
+	FormatVersion int              `json:"formatVersion"`
+	BaseURL       string           `json:"baseUrl"`
+	ClientID      string           `json:"clientId"`
+	Elements      map[string]State `json:"elements"`
+}
+
+// NewState returns an empty state of a platform and client id.
+func NewState(baseURL, clientID string) *StateFile {
+	return &StateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Elements: map[string]State{}}
+}
+
+// ErrStateUnusable is a state file that is damaged, of another version,
+// or of another platform or client id.
+var ErrStateUnusable = errors.New("the state file cannot be used")
+
+// LoadState reads the state of path; a missing file is an empty state.
+func LoadState(path, baseURL, clientID string) (*StateFile, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewState(baseURL, clientID), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := parseState(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v (run with --refresh to rebuild it)", ErrStateUnusable, path, err)
+	}
+	if st.BaseURL != baseURL || st.ClientID != clientID {
+		return nil, fmt.Errorf("%w: %s belongs to %s as %s, not %s as %s (use another file, or --refresh to start it anew)",
+			ErrStateUnusable, path, st.BaseURL, st.ClientID, baseURL, clientID)
+	}
+	return st, nil
+}
+
+func parseState(b []byte) (*StateFile, error) {
+	var st StateFile
+	if err := DecodeStrictAny(b, &st); err != nil {
+		return nil, err
+	}
+	if st.FormatVersion != StateFormatVersion {
+		return nil, fmt.Errorf("format version %d, want %d", st.FormatVersion, StateFormatVersion)
+	}
+	if st.Elements == nil {
+		return nil, errors.New("no elements member")
+	}
+	return &st, nil
+}
+
+// Save writes the state atomically, 0600.
+func (s *StateFile) Save(path string) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return config.WriteFileAtomic(path, b)
+}
+
+// Known returns the links the state trusts, by code.
+func (s *StateFile) Known() map[string][]sdk.BusinessOrganization {
+	known := map[string][]sdk.BusinessOrganization{}
+	for code, e := range s.Elements {
+		if e.BusinessOrganizations != nil {
+			known[code] = e.BusinessOrganizations
+		}
+	}
+	return known
+}
+
+// Begin records, before any write, what the plan read: the unchanged
+// elements as they are, and nothing for those about to change, so that an
+// interrupted run leaves no entry that may no longer hold.
+func (s *StateFile) Begin(plan *Plan) {
+	for _, ch := range plan.Changes {
+		if ch.Action == ActionUnchanged && ch.After != nil {
+			s.Elements[ch.Code] = *ch.After
+		} else {
+			delete(s.Elements, ch.Code)
+		}
+	}
+}
+
+// Finish records what was done: an element changed as planned holds the
+// plan's after; a failed or skipped change leaves no entry, so that the
+// next run reads it.
+func (s *StateFile) Finish(plan *Plan, results []Result) {
+	for i, ch := range plan.Changes {
+		if i >= len(results) || results[i].Status != StatusOK {
+			delete(s.Elements, ch.Code)
+			continue
+		}
+		switch {
+		case ch.Action == ActionDelete:
+			delete(s.Elements, ch.Code)
+		case ch.After != nil:
+			s.Elements[ch.Code] = *ch.After
+		}
+	}
+}
+
+// sameLinks reports whether two lists hold the same set of links.
+func sameLinks(a, b []sdk.BusinessOrganization) bool {
+	a, b = dedupe(a), dedupe(b)
+	if len(a) != len(b) {
+		return false
+	}
+	for _, o := range a {
+		if !slices.Contains(b, o) {
+			return false
+		}
+	}
+	return true
+}
+
+// errLocked is a lock another process holds.
+var errLocked = errors.New("locked")
+
+// ErrStateLocked is a state file that another apply is using.
+var ErrStateLocked = errors.New("another wbsctl apply is using the state file")
+
+// LockState locks the state file of path against a second apply, which
+// fails at once, for as long as the process holds it; unlock ends it. The
+// lock is on path.lock, which stays behind, empty: a lock that a killed
+// process held ends with it.
+func LockState(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := tryLock(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, fmt.Errorf("%w: %s (locked through %s.lock); wait for it to end", ErrStateLocked, path, path)
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}

@@ -1,0 +1,194 @@
+package apply_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	engine "github.com/wbsctl/wbsctl/internal/apply"
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+// linkedFile writes n elements with two links each; changed of them get
+// another description and a link changed.
+func linkedFile(t *testing.T, dir string, n, changed int) string {
+	var b strings.Builder
+	b.WriteString("wbsElementCode,description,isActive,businessOrganizations\n")
+	for i := range n {
+		desc, branch := fmt.Sprintf("element %d", i), "B1"
+		if i < changed {
+			desc, branch = desc+" changed", "B2"
+		}
+		fmt.Fprintf(&b, "S-%05d,%s,true,company=1000;branch=%s\n", i, desc, branch)
+	}
+	file := filepath.Join(dir, fmt.Sprintf("elements-%d.csv", changed))
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func requests(srv *wbstest.Server) int {
+	n := 0
+	for _, c := range srv.Stats().Requests {
+		n += c
+	}
+	return n
+}
+
+// With --state, a re-apply of an unchanged file costs the element list
+// alone; with changes, the list and what the changes need.
+func TestStateReappliesAtTheCostOfTheList(t *testing.T) {
+	const n = 1000
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	file := linkedFile(t, dir, n, 0)
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("first apply: %d %s", code, errOut)
+	}
+	srv.ResetStats()
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 || requests(srv) < n {
+		t.Fatalf("without state: exit %d, %d requests: %s", code, requests(srv), errOut)
+	}
+	withoutState := requests(srv)
+	srv.ResetStats()
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("with state: %d %s", code, errOut)
+	}
+	if got, limit := requests(srv), n/100+2; got > limit {
+		t.Fatalf("an unchanged re-apply with state cost %d requests, want at most %d (without state: %d)", got, limit, withoutState)
+	}
+	// 1 % changed: a description and a link each, so a links read, a
+	// removal and an update per changed element.
+	changed := linkedFile(t, dir, n, n/100)
+	srv.ResetStats()
+	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("changed: %d %s", code, errOut)
+	}
+	if got, limit := requests(srv), n/100+2+3*(n/100); got > limit {
+		t.Fatalf("1 %% changed cost %d requests, want at most %d", got, limit)
+	}
+	if el, _ := srv.Element("S-00003"); !strings.HasSuffix(*el.Description, "changed") || el.BusinessOrganizations[1].Code != "B2" {
+		t.Fatalf("S-00003 not changed: %+v", el)
+	}
+	srv.ResetStats()
+	if code, _, _ := run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0"); code != 0 || writes(srv) != 0 || requests(srv) > n/100+2 {
+		t.Fatalf("re-apply after the change: exit %d, %d writes, %d requests", code, writes(srv), requests(srv))
+	}
+}
+
+// A link changed in the platform's own screens, where the file and the
+// state agree, is not seen with the state; --refresh reads every link,
+// repairs the platform and the state.
+func TestRefreshRepairsAnOutsideChange(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	file := linkedFile(t, dir, 20, 0)
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("first apply: %d %s", code, errOut)
+	}
+	el, _ := srv.Element("S-00007")
+	el.BusinessOrganizations = el.BusinessOrganizations[:1]
+	srv.Put(el)
+	run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0")
+	if el, _ := srv.Element("S-00007"); len(el.BusinessOrganizations) != 1 {
+		t.Fatal("the state was not trusted: the outside change was seen without --refresh")
+	}
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--refresh", "--rate", "0"); code != 0 {
+		t.Fatalf("refresh: %d %s", code, errOut)
+	}
+	if el, _ := srv.Element("S-00007"); len(el.BusinessOrganizations) != 2 {
+		t.Fatalf("--refresh did not repair the links: %v", el.BusinessOrganizations)
+	}
+	srv.ResetStats()
+	if code, _, _ := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 || requests(srv) > 3 {
+		t.Fatalf("after --refresh: exit %d, %d requests", code, requests(srv))
+	}
+}
+
+func TestStateFileErrors(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := linkedFile(t, dir, 3, 0)
+	for name, body := range map[string]string{
+		"corrupt":  `{"formatVersion":1,"baseUrl":`,
+		"version":  `{"formatVersion":99,"baseUrl":"x","clientId":"y","elements":{}}`,
+		"platform": `{"formatVersion":1,"baseUrl":"https://other.example","clientId":"integrationhub-1","elements":{}}`,
+	} {
+		state := filepath.Join(dir, name+".json")
+		os.WriteFile(state, []byte(body), 0o600)
+		srv.ResetStats()
+		code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0")
+		if code == 0 || !strings.Contains(errOut, "--refresh") || len(srv.Journal()) != 0 {
+			t.Errorf("%s: exit %d, %d requests: %s", name, code, len(srv.Journal()), errOut)
+		}
+		if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--refresh", "--rate", "0"); code != 0 {
+			t.Errorf("%s with --refresh: exit %d: %s", name, code, errOut)
+		}
+	}
+	if code, _, _ := run(t, srv, "", "apply", "-f", file, "--refresh"); code != cmdutil.ExitUsage {
+		t.Errorf("--refresh without --state: exit %d", code)
+	}
+}
+
+// A second apply on a state file in use fails at once.
+func TestConcurrentAppliesOnOneStateFile(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	unlock, err := engine.LockState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, srv, "", "apply", "-f", linkedFile(t, dir, 3, 0), "--state", state, "--rate", "0")
+	unlock()
+	if code == 0 || !strings.Contains(errOut, "another wbsctl apply is using the state file") || len(srv.Journal()) > 2 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// A run stopped by SIGINT half-way leaves a state of what was done; the
+// next run converges with no duplicate and no lost change.
+func TestStateAfterAnInterruptedRun(t *testing.T) {
+	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultLatency, Latency: 20 * time.Millisecond}))
+	defer srv.Close()
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", linkedFile(t, dir, 200, 0), "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("first apply: %d %s", code, errOut)
+	}
+	changed := linkedFile(t, dir, 200, 200)
+	done := make(chan cmdtest.Result, 1)
+	go func() {
+		done <- cmdtest.Run{}.Do(t, srv, "apply", "-f", changed, "--state", state, "--rate", "0", "--concurrency", "2")
+	}()
+	waitFor(t, "updates to start", func() bool { return srv.Stats().Requests[wbstest.OpUpdate] >= 20 })
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	res := <-done
+	if res.Code != cmdutil.ExitInterrupted {
+		t.Fatalf("interrupted run: exit %d: %s", res.Code, res.ErrOut)
+	}
+	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("the next run: %d %s", code, errOut)
+	}
+	if got := srv.Stats().Creates; got != 200 {
+		t.Fatalf("%d creates for 200 elements", got)
+	}
+	for _, el := range srv.Elements() {
+		if !strings.HasSuffix(*el.Description, "changed") || len(el.BusinessOrganizations) != 2 || el.BusinessOrganizations[1].Code != "B2" {
+			t.Fatalf("%s not converged: %+v", el.Code, el)
+		}
+	}
+}
