@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/wbsctl/wbsctl/sdk"
@@ -21,6 +22,8 @@ const (
 	ExitValidation = 5
 	ExitPartial    = 6
 	ExitPending    = 7
+	// ExitPlanStale is a saved plan the platform no longer matches.
+	ExitPlanStale = 8
 	// ExitInterrupted is the shells' code for a command stopped by
 	// SIGINT (128 + 2); wbsctl also uses it for SIGTERM.
 	ExitInterrupted = 130
@@ -40,6 +43,7 @@ const ExitCodesHelp = `wbsctl exits with:
   5  validation: the platform answered 400, or a local check failed before sending
   6  partial failure: some items of a bulk operation failed, the others succeeded
   7  changes pending: a dry run found changes and was asked to say so
+  8  plan stale: the platform changed since the saved plan of --plan was made; nothing was sent
 130  interrupted: SIGINT or SIGTERM stopped the command (apply: run it again to finish)
 `
 
@@ -67,6 +71,7 @@ func ExitCode(err error) int {
 		auth    *AuthError
 		partial *PartialError
 		pending *PendingError
+		stale   *PlanStaleError
 	)
 	switch {
 	case err == nil:
@@ -79,6 +84,8 @@ func ExitCode(err error) int {
 		return ExitPartial
 	case errors.As(err, &pending):
 		return ExitPending
+	case errors.As(err, &stale):
+		return ExitPlanStale
 	case errors.As(err, &auth), errors.Is(err, sdk.ErrUnauthorized), errors.Is(err, sdk.ErrForbidden), errors.Is(err, sdk.ErrInvalidCredentials):
 		return ExitAuth
 	case errors.Is(err, sdk.ErrNotFound):
@@ -176,3 +183,17 @@ func certificateHint(err error) string {
 type PendingError struct{}
 
 func (*PendingError) Error() string { return "changes pending" }
+
+// PlanStaleError is a saved plan that the platform no longer matches.
+type PlanStaleError struct{ Err error }
+
+func (e *PlanStaleError) Error() string { return e.Err.Error() }
+func (e *PlanStaleError) Unwrap() error { return e.Err }
+
+// ReadFileOrStdin reads the file name, or in when name is "-".
+func ReadFileOrStdin(in io.Reader, name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(in)
+	}
+	return os.ReadFile(name)
+}

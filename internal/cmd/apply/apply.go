@@ -5,11 +5,11 @@ package apply
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -40,9 +40,11 @@ type Options struct {
 	MaxPages         int
 	State            string
 	Refresh          bool
-	Rate             string
-	Report           string
-	Quiet            bool
+	// Out saves the plan of a dry run; Plan carries out a saved one.
+	Out, Plan string
+	Rate      string
+	Report    string
+	Quiet     bool
 	// Stop, when closed, stops starting new work (SIGINT, SIGTERM).
 	Stop <-chan struct{}
 }
@@ -51,7 +53,7 @@ type Options struct {
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{F: f}
 	cmd := &cobra.Command{
-		Use:   "apply -f FILE",
+		Use:   "apply (-f FILE | --plan PLAN)",
 		Short: "Make the platform hold the WBS elements of a file",
 		Long: `Make the platform hold the WBS elements of a file (CSV, JSON, NDJSON or
 YAML, by extension or --format). The whole file is checked first: with any
@@ -72,11 +74,14 @@ new work, lets requests in flight finish and writes the report; running
 the same command again finishes the job.`,
 		Example: `  wbsctl apply -f wbs-elements.csv
   wbsctl apply -f export.json --dry-run --detailed-exitcode
-  erp-export | wbsctl apply -f - --format ndjson --report results.ndjson --prune --yes`,
+  erp-export | wbsctl apply -f - --format ndjson --report results.ndjson --prune --yes
+  wbsctl apply -f nightly.csv --dry-run --out nightly.plan    # review it, then:
+  wbsctl apply --plan nightly.plan
+  wbsctl apply -f nightly.csv --state nightly.state         # re-applies at the cost of the list`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.DetailedExitcode && !opts.DryRun {
-				return &cmdutil.UsageError{Err: errors.New("--detailed-exitcode needs --dry-run: it reports whether a plan has changes")}
+			if err := opts.check(); err != nil {
+				return err
 			}
 			run := runF
 			if run == nil {
@@ -98,13 +103,14 @@ the same command again finishes the job.`,
 	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave invalid records out instead of stopping")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight at most")
 	fl.IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
+	fl.StringVar(&opts.Out, "out", "", "with --dry-run: save the plan to this `FILE`, for --plan")
+	fl.StringVar(&opts.Plan, "plan", "", "carry out the saved plan of this `FILE` exactly, after checking the platform still holds what it found")
 	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE`, and read an element's links only where the file's differ from it")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
 	fl.IntVar(&opts.MaxPages, "max-pages", engine.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
-	_ = cmd.MarkFlagRequired("file")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -113,47 +119,18 @@ the same command again finishes the job.`,
 func Run(ctx context.Context, o *Options) error {
 	f := o.F
 	start := time.Now() // the whole run: the plan's reads count too
-	format, err := engine.DetectFormat(o.File, o.Format)
-	if err != nil {
-		return &cmdutil.UsageError{Err: err}
+	if err := o.check(); err != nil {
+		return err
 	}
 	perMinute, err := engine.ParseRate(o.Rate)
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
-	if o.Concurrency < 1 {
-		return &cmdutil.UsageError{Err: errors.New("--concurrency must be at least 1")}
-	}
-	if o.PageSize < 1 {
-		return &cmdutil.UsageError{Err: errors.New("--page-size must be at least 1")}
-	}
-	if o.MaxPages < 1 {
-		return &cmdutil.UsageError{Err: errors.New("--max-pages must be at least 1")}
-	}
-	if o.Refresh && o.State == "" {
-		return &cmdutil.UsageError{Err: errors.New("--refresh rebuilds the state of --state: give both")}
-	}
-	var in io.Reader = f.IO.In
-	if o.File != "-" {
-		file, err := os.Open(o.File)
-		if err != nil {
-			return &cmdutil.UsageError{Err: err}
+	parsed, digest := &engine.File{}, ""
+	if o.Plan == "" {
+		if parsed, digest, err = readFile(f, o); err != nil {
+			return err
 		}
-		defer file.Close()
-		in = file
-	}
-	parsed, err := engine.Parse(in, format)
-	if err != nil {
-		return err
-	}
-	for _, p := range parsed.Problems {
-		fmt.Fprintln(f.IO.ErrOut, p.String())
-	}
-	if len(parsed.Problems) > 0 && !o.SkipInvalid {
-		return fmt.Errorf("%s: %d problems, nothing was sent: %w", o.File, len(parsed.Problems), sdk.ErrValidation)
-	}
-	if o.Prune && len(parsed.Records) == 0 {
-		return &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
 	}
 
 	limiter := engine.NewLimiter(perMinute)
@@ -183,7 +160,12 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// The plan only reads: a signal ends it at once.
 	planCtx, endPlan := untilStopped(ctx, o.Stop)
-	plan, err := engine.BuildPlan(planCtx, c, parsed.Records, planOpts)
+	var plan *engine.Plan
+	if o.Plan != "" {
+		plan, err = verifySavedPlan(planCtx, c, o, planOpts)
+	} else {
+		plan, err = engine.BuildPlan(planCtx, c, parsed.Records, planOpts)
+	}
 	endPlan()
 	if err != nil {
 		if context.Cause(planCtx) == cmdutil.ErrInterrupted {
@@ -198,12 +180,20 @@ func Run(ctx context.Context, o *Options) error {
 		if err := printPlan(f, plan, o.ShowUnchanged); err != nil {
 			return err
 		}
+		if o.Out != "" {
+			saved := plan.Save(c.BaseURL(), c.ClientID(), o.File, digest, time.Now())
+			if err := saved.Write(o.Out); err != nil {
+				return fmt.Errorf("writing the plan: %w", err)
+			}
+			fmt.Fprintf(f.IO.ErrOut, "plan saved to %s: wbsctl apply --plan %s carries it out\n", o.Out, o.Out)
+		}
 		if o.DetailedExitcode && plan.Pending() {
 			return errPending
 		}
 		return nil
 	}
-	allowPrune := o.Prune && o.Yes
+	// The deletes of a saved plan were reviewed with it.
+	allowPrune := (o.Prune && o.Yes) || o.Plan != ""
 	if o.Prune && !o.Yes && plan.Counts()[engine.ActionDelete] > 0 {
 		if allowPrune, err = confirm(f, plan.Counts()[engine.ActionDelete]); err != nil {
 			return err
@@ -289,6 +279,75 @@ func Run(ctx context.Context, o *Options) error {
 		return &cmdutil.PartialError{Failed: sum.Invalid, Total: len(results)}
 	}
 	return nil
+}
+
+// check refuses combinations of flags that cannot work.
+func (o *Options) check() error {
+	usage := func(msg string) error { return &cmdutil.UsageError{Err: errors.New(msg)} }
+	switch {
+	case o.File == "" && o.Plan == "":
+		return usage("-f FILE, or --plan PLAN, is required")
+	case o.File != "" && o.Plan != "":
+		return usage("-f and --plan cannot be used together: a saved plan carries its steps")
+	case o.Plan != "" && (o.DryRun || o.Prune || o.SkipInvalid):
+		return usage("--plan carries out a saved plan as it is: --dry-run, --prune and --skip-invalid belong to making it")
+	case o.Out != "" && !o.DryRun:
+		return usage("--out saves the plan of a --dry-run: give both")
+	case o.DetailedExitcode && !o.DryRun:
+		return usage("--detailed-exitcode needs --dry-run: it reports whether a plan has changes")
+	case o.Concurrency < 1:
+		return usage("--concurrency must be at least 1")
+	case o.PageSize < 1:
+		return usage("--page-size must be at least 1")
+	case o.MaxPages < 1:
+		return usage("--max-pages must be at least 1")
+	case o.Refresh && o.State == "":
+		return usage("--refresh rebuilds the state of --state: give both")
+	}
+	return nil
+}
+
+// readFile reads and checks the file of -f, and returns its digest.
+func readFile(f *cmdutil.Factory, o *Options) (*engine.File, string, error) {
+	format, err := engine.DetectFormat(o.File, o.Format)
+	if err != nil {
+		return nil, "", &cmdutil.UsageError{Err: err}
+	}
+	data, err := cmdutil.ReadFileOrStdin(f.IO.In, o.File)
+	if err != nil {
+		return nil, "", &cmdutil.UsageError{Err: err}
+	}
+	parsed, err := engine.Parse(bytes.NewReader(data), format)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, p := range parsed.Problems {
+		fmt.Fprintln(f.IO.ErrOut, p.String())
+	}
+	if len(parsed.Problems) > 0 && !o.SkipInvalid {
+		return nil, "", fmt.Errorf("%s: %d problems, nothing was sent: %w", o.File, len(parsed.Problems), sdk.ErrValidation)
+	}
+	if o.Prune && len(parsed.Records) == 0 {
+		return nil, "", &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
+	}
+	return parsed, engine.FileDigest(data), nil
+}
+
+// verifySavedPlan reads the saved plan of --plan and checks it against
+// the platform.
+func verifySavedPlan(ctx context.Context, c *sdk.Client, o *Options, opts engine.PlanOptions) (*engine.Plan, error) {
+	saved, err := engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
+	if err != nil {
+		if errors.Is(err, engine.ErrPlanUnusable) {
+			return nil, &cmdutil.UsageError{Err: err}
+		}
+		return nil, err
+	}
+	plan, err := saved.Verify(ctx, c, opts)
+	if errors.Is(err, engine.ErrPlanStale) {
+		return nil, &cmdutil.PlanStaleError{Err: err}
+	}
+	return plan, err
 }
 
 // onSignals sets o.Stop to close on the first SIGINT or SIGTERM and

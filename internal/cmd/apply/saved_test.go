@@ -1,0 +1,108 @@
+package apply_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
+)
+
+// savePlan makes the plan of planServer's file with --prune and saves it.
+func savePlan(t *testing.T) (*wbstest.Server, string) {
+	srv, file := planServer(t)
+	plan := filepath.Join(t.TempDir(), "nightly.plan")
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--prune", "--out", plan, "--rate", "0")
+	if code != 0 || !strings.Contains(errOut, "wbsctl apply --plan "+plan) {
+		t.Fatalf("saving the plan: exit %d: %s", code, errOut)
+	}
+	return srv, plan
+}
+
+// A saved plan is carried out exactly: its steps and nothing else.
+func TestSavedPlanIsAppliedExactly(t *testing.T) {
+	srv, plan := savePlan(t)
+	b, _ := os.ReadFile(plan)
+	if strings.Contains(string(b), srv.ClientSecret) || strings.Contains(string(b), "accessToken") || strings.Contains(string(b), "eyJ") {
+		t.Fatalf("the plan file holds a secret or a token:\n%s", b)
+	}
+	// An element outside the plan's steps goes away: not the plan's
+	// business, and the plan does not bring it back.
+	srv.Put(wbstest.Element{Code: "A-3"})
+	srv.ResetStats()
+	code, _, errOut := run(t, srv, "", "apply", "--plan", plan, "--rate", "0")
+	if code != 0 {
+		t.Fatalf("apply --plan: exit %d: %s", code, errOut)
+	}
+	a1, _ := srv.Element("A-1")
+	if *a1.Description != "one changed" || a1.IsActive || len(a1.BusinessOrganizations) != 2 || a1.BusinessOrganizations[1].Code != "B2" {
+		t.Fatalf("A-1: %+v", a1)
+	}
+	if _, ok := srv.Element("N-1"); !ok {
+		t.Fatal("N-1 not created")
+	}
+	if _, ok := srv.Element("OLD"); ok {
+		t.Fatal("OLD not deleted")
+	}
+	if _, ok := srv.Element("A-3"); !ok {
+		t.Fatal("A-3, no step of the plan, was deleted")
+	}
+	st := srv.Stats().Requests
+	if st[wbstest.OpListLinks] != 1 || st[wbstest.OpCreate] != 1 || st[wbstest.OpDelete] != 1 {
+		t.Fatalf("requests %v: want one links read (A-1's), one create, one delete", st)
+	}
+}
+
+// A platform that moved since the plan was made gets nothing, and the
+// elements that moved are named; for every kind of step.
+func TestStaleSavedPlanIsRefused(t *testing.T) {
+	for name, move := range map[string]func(*wbstest.Server){
+		"create": func(s *wbstest.Server) { s.Put(wbstest.Element{Code: "N-1"}) },
+		"update": func(s *wbstest.Server) { el, _ := s.Element("A-1"); d := "other"; el.Description = &d; s.Put(el) },
+		"update links": func(s *wbstest.Server) {
+			el, _ := s.Element("A-1")
+			el.BusinessOrganizations = el.BusinessOrganizations[:1]
+			s.Put(el)
+		},
+		"delete": func(s *wbstest.Server) { el, _ := s.Element("OLD"); el.IsActive = false; s.Put(el) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv, plan := savePlan(t)
+			move(srv)
+			srv.ResetStats()
+			code, _, errOut := run(t, srv, "", "apply", "--plan", plan, "--rate", "0")
+			if code != cmdutil.ExitPlanStale || !strings.Contains(errOut, "nothing was sent") {
+				t.Fatalf("exit %d, want %d: %s", code, cmdutil.ExitPlanStale, errOut)
+			}
+			moved := map[string]string{"create": "N-1", "update": "A-1", "update links": "A-1", "delete": "OLD"}[name]
+			if !strings.Contains(errOut, moved) || writes(srv) != 0 {
+				t.Fatalf("%s not named, or %d writes: %s", moved, writes(srv), errOut)
+			}
+		})
+	}
+}
+
+func TestSavedPlanOfAnotherPlatformIsRefused(t *testing.T) {
+	srv, plan := savePlan(t)
+	b, _ := os.ReadFile(plan)
+	for name, edit := range map[string]func(string) string{
+		"platform":  func(s string) string { return strings.Replace(s, srv.URL, "https://other.example", 1) },
+		"client id": func(s string) string { return strings.Replace(s, srv.ClientID, "integrationhub-other", 1) },
+		"damaged":   func(s string) string { return s[:len(s)/2] },
+	} {
+		other := filepath.Join(t.TempDir(), "other.plan")
+		os.WriteFile(other, []byte(edit(string(b))), 0o600)
+		srv.ResetStats()
+		code, _, errOut := run(t, srv, "", "apply", "--plan", other, "--rate", "0")
+		if code != cmdutil.ExitUsage || writes(srv) != 0 || !strings.Contains(errOut, "saved plan cannot be used") {
+			t.Errorf("%s: exit %d: %s", name, code, errOut)
+		}
+	}
+	for _, args := range [][]string{{"--plan", plan, "-f", "x.csv"}, {"--plan", plan, "--dry-run"}, {"-f", "x.csv", "--out", plan}} {
+		if code, _, _ := run(t, srv, "", append([]string{"apply"}, args...)...); code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, cmdutil.ExitUsage)
+		}
+	}
+}
