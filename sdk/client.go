@@ -314,6 +314,9 @@ type request struct {
 	noAuth bool
 	// maxBody bounds the 2xx body that is read; zero is maxSuccessBody.
 	maxBody int64
+	// header and contentType are those of a RawRequest.
+	header      http.Header
+	contentType string
 }
 
 // response is a 2xx answer.
@@ -438,8 +441,13 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	if tok.AccessToken != "" {
 		r.SetHeader("Authorization", "Bearer "+tok.AccessToken)
 	}
+	for k, vs := range req.header {
+		for _, v := range vs {
+			r.Header.Add(k, v)
+		}
+	}
 	if req.body != nil {
-		r.SetHeader("Content-Type", "application/json").SetBody(req.body)
+		r.SetHeader("Content-Type", cmp.Or(req.contentType, "application/json")).SetBody(req.body)
 	}
 	start := c.now()
 	rr, err := r.Execute(req.method, req.url.String())

@@ -123,6 +123,9 @@ type pager[T any] struct {
 	code string
 	// maxPages bounds the pages read; 0 is no bound.
 	maxPages int
+	// query is kept on every page (RawRequest), header sent with it.
+	query  url.Values
+	header http.Header
 	// emptyOn404 reads a 404 on the first page as an empty list: always
 	// for the element list, for an element's links only where the caller
 	// knows the element exists.
@@ -134,6 +137,11 @@ type pager[T any] struct {
 func (p *pager[T]) pageURL(n, size int) *url.URL {
 	u := *p.base
 	q := url.Values{}
+	for k, vs := range p.query {
+		if k != "pageNumber" && k != "pageSize" {
+			q[k] = vs
+		}
+	}
 	if n > 0 {
 		q.Set("pageNumber", strconv.Itoa(n))
 	}
@@ -145,7 +153,7 @@ func (p *pager[T]) pageURL(n, size int) *url.URL {
 }
 
 func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T], error) {
-	req := &request{op: p.op, method: "GET", url: u, safe: true, code: p.code}
+	req := &request{op: p.op, method: "GET", url: u, safe: true, code: p.code, header: p.header}
 	resp, err := p.c.send(ctx, req)
 	if err != nil {
 		return nil, err

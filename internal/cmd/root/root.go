@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/build"
+	"github.com/wbsctl/wbsctl/internal/cmd/api"
 	"github.com/wbsctl/wbsctl/internal/cmd/apply"
 	"github.com/wbsctl/wbsctl/internal/cmd/auth"
 	"github.com/wbsctl/wbsctl/internal/cmd/element"
@@ -33,6 +34,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	f.AddGlobalFlags(cmd)
 	cmd.AddCommand(
+		api.NewCmdAPI(f, nil),
 		apply.NewCmdApply(f, nil),
 		apply.NewCmdExport(f),
 		auth.NewCmdAuth(f),
