@@ -211,10 +211,18 @@ type Limiter interface {
 }
 
 // ResponseObserver is implemented by a Limiter that wants to see every
-// response, for instance to adapt to the RateLimit-* headers or a 429: it
-// gets the status and the rate the headers state, read once by ParseRate.
+// response, for instance to adapt to the RateLimit-* headers or a 429.
 type ResponseObserver interface {
-	ObserveResponse(status int, rate Rate)
+	ObserveResponse(r ObservedResponse)
+}
+
+// ObservedResponse is what a ResponseObserver sees of an answer: the
+// request's method and path, the status, and the rate the headers state,
+// read once by ParseRate.
+type ObservedResponse struct {
+	Method, Path string
+	Status       int
+	Rate         Rate
 }
 
 // WithLimiter makes every attempt wait for l first.
@@ -472,7 +480,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	rate := ParseRate(hr.Header, c.now())
 	if c.limiter != nil {
 		if o, ok := c.limiter.(ResponseObserver); ok {
-			o.ObserveResponse(hr.StatusCode, rate)
+			o.ObserveResponse(ObservedResponse{Method: req.method, Path: req.url.Path, Status: hr.StatusCode, Rate: rate})
 		}
 	}
 	switch {

@@ -111,6 +111,15 @@
 // Limiter given with WithLimiter that also implements ResponseObserver, to
 // adapt its pace to the platform's window.
 //
+// # HTTP
+//
+// Every request goes through one loop of the SDK's own (token, pacing,
+// retries, renewal on 401, decoding), because the retry rules depend on
+// whether a request may have reached the platform, which no generic retry
+// middleware knows. github.com/go-resty/resty/v2 builds and sends each
+// attempt over the client's net/http client (headers, body, the raw
+// response, unparsed), with its own retries and logging turned off.
+//
 // # Logging
 //
 // With WithLogger the client writes one debug record per HTTP attempt:

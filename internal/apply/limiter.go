@@ -36,6 +36,8 @@ type Limiter struct {
 
 	attempts  atomic.Int64
 	throttled atomic.Int64
+	// reads, writes and tokens count the answers by kind of request.
+	reads, writes, tokens atomic.Int64
 }
 
 // NewLimiter returns a limiter of perMinute requests per minute; zero or
@@ -97,9 +99,22 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	return l.bucket.Wait(ctx)
 }
 
-// ObserveResponse adapts the pace to the platform's rate, as the SDK read
-// it from the RateLimit-* and Retry-After headers, and to 429 answers.
-func (l *Limiter) ObserveResponse(status int, r sdk.Rate) {
+// ObserveResponse counts the answer, and adapts the pace to the
+// platform's rate, as the SDK read it from the RateLimit-* and Retry-After
+// headers, and to 429 answers.
+func (l *Limiter) ObserveResponse(o sdk.ObservedResponse) {
+	switch {
+	case strings.HasSuffix(o.Path, "/v1/auth/tokens"):
+		l.tokens.Add(1)
+	case o.Method == http.MethodGet || o.Method == http.MethodHead:
+		l.reads.Add(1)
+	default:
+		l.writes.Add(1)
+	}
+	l.observe(o.Status, o.Rate)
+}
+
+func (l *Limiter) observe(status int, r sdk.Rate) {
 	now := l.now()
 	var pause time.Duration
 	switch {
@@ -136,6 +151,12 @@ const maxPause = time.Minute
 // Attempts counts the requests that waited on the limiter, retries
 // included.
 func (l *Limiter) Attempts() int64 { return l.attempts.Load() }
+
+// Answers counts the answers seen: to reads (GET), to writes, and to token
+// exchanges. Attempts that got no answer are in Attempts only.
+func (l *Limiter) Answers() (reads, writes, tokens int64) {
+	return l.reads.Load(), l.writes.Load(), l.tokens.Load()
+}
 
 // Throttled counts the 429 answers seen.
 func (l *Limiter) Throttled() int64 { return l.throttled.Load() }

@@ -68,7 +68,7 @@ func TestLimiterPausesOnExhaustedWindow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			l := NewLimiter(240)
 			l.now = func() time.Time { return now }
-			l.ObserveResponse(tt.status, sdk.ParseRate(tt.h, now))
+			l.observe(tt.status, sdk.ParseRate(tt.h, now))
 			got := l.pauseUntil.Sub(now)
 			if tt.pause == 0 && !l.pauseUntil.IsZero() || tt.pause != 0 && got != tt.pause {
 				t.Fatalf("pause %v, want %v", got, tt.pause)
@@ -90,16 +90,16 @@ func TestLimiterSpreadsTheRestOfTheWindow(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	l := NewLimiter(240) // 4/s
 	l.now = func() time.Time { return now }
-	l.ObserveResponse(200, sdk.ParseRate(header("RateLimit-Remaining", "10", "RateLimit-Reset", "20"), now))
+	l.observe(200, sdk.ParseRate(header("RateLimit-Remaining", "10", "RateLimit-Reset", "20"), now))
 	if got := l.bucket.Limit(); got != 0.5 {
 		t.Fatalf("limit %v/s, want 0.5/s for 10 requests in 20 s", got)
 	}
-	l.ObserveResponse(200, sdk.ParseRate(header("RateLimit-Remaining", "200", "RateLimit-Reset", "10"), now))
+	l.observe(200, sdk.ParseRate(header("RateLimit-Remaining", "200", "RateLimit-Reset", "10"), now))
 	if got := l.bucket.Limit(); got != 4 {
 		t.Fatalf("limit %v/s, want the configured 4/s back", got)
 	}
 	// The end of the window as a Unix time: 10 requests in 20 s.
-	l.ObserveResponse(200, sdk.ParseRate(header("RateLimit-Remaining", "10", "RateLimit-Reset", "1700000020"), now))
+	l.observe(200, sdk.ParseRate(header("RateLimit-Remaining", "10", "RateLimit-Reset", "1700000020"), now))
 	if got := l.bucket.Limit(); got != 0.5 {
 		t.Fatalf("limit %v/s with a Unix-time reset, want 0.5/s", got)
 	}

@@ -19,6 +19,11 @@ type Summary struct {
 	Invalid int                       `json:"invalid"`
 	// Requests counts the HTTP attempts of the run, retries included.
 	Requests int64 `json:"requests,omitempty"`
+	// Reads, Writes and Tokens count the answers to reads (the plan's
+	// and the read-backs), to writes and to token exchanges.
+	Reads  int64 `json:"reads"`
+	Writes int64 `json:"writes"`
+	Tokens int64 `json:"tokenExchanges"`
 	// Throttled counts the 429 answers seen.
 	Throttled   int64 `json:"throttled"`
 	Interrupted bool  `json:"interrupted,omitempty"`
@@ -71,7 +76,7 @@ func (s Summary) String() string {
 		out = "nothing to do"
 	}
 	if s.Requests > 0 {
-		out += fmt.Sprintf(" (%d requests, %d throttled)", s.Requests, s.Throttled)
+		out += fmt.Sprintf(" (%d requests: %d reads, %d writes, %d token; %d throttled)", s.Requests, s.Reads, s.Writes, s.Tokens, s.Throttled)
 	}
 	return out
 }

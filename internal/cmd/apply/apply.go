@@ -254,6 +254,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	sum := engine.Summarize(results)
 	sum.Requests, sum.Throttled = limiter.Attempts(), limiter.Throttled()
+	sum.Reads, sum.Writes, sum.Tokens = limiter.Answers()
 	select {
 	case <-o.Stop:
 		sum.Interrupted = true

@@ -3,6 +3,7 @@ package apply_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,5 +212,33 @@ func TestDetailedExitcodeNeedsDryRun(t *testing.T) {
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--detailed-exitcode", "--rate", "0")
 	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--dry-run") || len(srv.Elements()) != 0 {
 		t.Fatalf("exit %d, %d elements: %s", code, len(srv.Elements()), errOut)
+	}
+}
+
+// The summary counts every request of the run, the plan's reads
+// included, as reads, writes and token exchanges, as the server saw them.
+func TestSummaryCountsTheWholeRun(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "elements.csv")
+	os.WriteFile(file, []byte(csvFile), 0o600)
+	for _, pass := range []string{"first", "unchanged"} {
+		srv.ResetStats()
+		code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0")
+		gets, others, tokens := 0, 0, 0
+		for _, e := range srv.Journal() {
+			switch {
+			case e.Operation == wbstest.OpToken:
+				tokens++
+			case e.Method == "GET":
+				gets++
+			default:
+				others++
+			}
+		}
+		want := fmt.Sprintf("(%d requests: %d reads, %d writes, %d token; 0 throttled)", gets+others+tokens, gets, others, tokens)
+		if code != 0 || !strings.Contains(errOut, want) {
+			t.Fatalf("%s: exit %d, want %q in:\n%s", pass, code, want, errOut)
+		}
 	}
 }
