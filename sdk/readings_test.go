@@ -6,30 +6,11 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
-
-// handlerTransport answers requests in memory with a handler, so that the
-// table over every reading of the lists runs thousands of listings in
-// seconds.
-type handlerTransport struct{ h http.Handler }
-
-func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	r = r.Clone(r.Context())
-	if r.Host == "" {
-		r.Host = r.URL.Host
-	}
-	r.RequestURI = r.URL.RequestURI()
-	t.h.ServeHTTP(rec, r)
-	resp := rec.Result()
-	resp.Request = r
-	return resp, nil
-}
 
 // reading is one plausible reading of the spec's open points on lists.
 type reading struct {
@@ -116,7 +97,7 @@ func TestListsUnderEveryReading(t *testing.T) {
 					}
 					srv := wbstest.New(r.options()...)
 					c, err := sdk.NewClient("http://platform.test", sdk.WithCredentials(srv.ClientID, srv.ClientSecret),
-						sdk.WithTransport(handlerTransport{srv}))
+						sdk.WithTransport(srv.Transport()))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -154,15 +154,7 @@ func DecodeStrict(raw []byte, v any) error {
 		// encoding/json would turn it into U+FFFD without a word.
 		return errors.New("a string holds a lone UTF-16 surrogate (\\uD800 to \\uDFFF unpaired)")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errDataAfterValue
-	}
-	return nil
+	return DecodeStrictAny(raw, v)
 }
 
 // DecodeStrictAny is DecodeStrict for any JSON document wbsctl writes

@@ -227,6 +227,27 @@ func NewServer(opts ...Option) *Server {
 	return s
 }
 
+// Transport returns a round tripper that answers every request in memory
+// with the server, whatever host the request names: for tests that run
+// many clients against a server from New without a socket. A request's
+// context is the server's too.
+func (s *Server) Transport() http.RoundTripper { return memoryTransport{s} }
+
+type memoryTransport struct{ s *Server }
+
+func (t memoryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	r = r.Clone(r.Context())
+	if r.Host == "" {
+		r.Host = r.URL.Host
+	}
+	r.RequestURI = r.URL.RequestURI()
+	t.s.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = r
+	return resp, nil
+}
+
 // Close stops a server started by NewServer.
 func (s *Server) Close() {
 	if s.ts != nil {

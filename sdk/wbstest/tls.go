@@ -55,18 +55,9 @@ func SelfSignedCertificate(hosts []string, notBefore time.Time, validity time.Du
 	if len(hosts) == 0 {
 		return nil, nil, errors.New("wbstest: a certificate needs at least one host")
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("wbstest: generating a key: %w", err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		return nil, nil, fmt.Errorf("wbstest: generating a serial number: %w", err)
-	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{Organization: []string{"wbstest reference server"}, CommonName: hosts[0]},
-		NotBefore:    notBefore, NotAfter: notBefore.Add(validity),
+		Subject:   pkix.Name{Organization: []string{"wbstest reference server"}, CommonName: hosts[0]},
+		NotBefore: notBefore, NotAfter: notBefore.Add(validity),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true, IsCA: true, MaxPathLenZero: true,
@@ -78,16 +69,8 @@ func SelfSignedCertificate(hosts []string, notBefore time.Time, validity time.Du
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("wbstest: signing the certificate: %w", err)
-	}
-	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("wbstest: encoding the key: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), nil
+	certPEM, keyPEM, _, _, err = sign(tmpl, nil, nil)
+	return certPEM, keyPEM, err
 }
 
 // WithClientCAs makes a server from NewTLSServer require a client
@@ -107,53 +90,58 @@ type CertificateAuthority struct {
 // NewCertificateAuthority makes an authority with a new ECDSA P-256 key,
 // valid for a day from a minute ago.
 func NewCertificateAuthority(name string) (*CertificateAuthority, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("wbstest: generating a key: %w", err)
-	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{Organization: []string{"wbstest"}, CommonName: name},
+		Subject:   pkix.Name{Organization: []string{"wbstest"}, CommonName: name},
 		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(24 * time.Hour),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true, IsCA: true, MaxPathLenZero: true,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	certPEM, _, cert, key, err := sign(tmpl, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("wbstest: signing the authority: %w", err)
+		return nil, err
 	}
-	cert, _ := x509.ParseCertificate(der)
-	return &CertificateAuthority{CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), cert: cert, key: key}, nil
+	return &CertificateAuthority{CertPEM: certPEM, cert: cert, key: key}, nil
 }
 
 // Issue makes a client certificate for commonName, valid from notBefore
 // for validity, signed by the authority. tls.X509KeyPair(certPEM, keyPEM)
 // loads it.
 func (ca *CertificateAuthority) Issue(commonName string, notBefore time.Time, validity time.Duration) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("wbstest: generating a key: %w", err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		return nil, nil, fmt.Errorf("wbstest: generating a serial number: %w", err)
-	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial, Subject: pkix.Name{CommonName: commonName},
+		Subject:   pkix.Name{CommonName: commonName},
 		NotBefore: notBefore, NotAfter: notBefore.Add(validity),
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	certPEM, keyPEM, _, _, err = sign(tmpl, ca.cert, ca.key)
+	return certPEM, keyPEM, err
+}
+
+// sign makes a new ECDSA P-256 key and a random serial number for tmpl and
+// signs it with parentKey, or with its own key when parent is nil.
+func sign(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (certPEM, keyPEM []byte, cert *x509.Certificate, key *ecdsa.PrivateKey, err error) {
+	key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, fmt.Errorf("wbstest: signing the certificate: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("wbstest: generating a key: %w", err)
+	}
+	if tmpl.SerialNumber, err = rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128)); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("wbstest: generating a serial number: %w", err)
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("wbstest: signing the certificate: %w", err)
 	}
 	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("wbstest: encoding the key: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("wbstest: encoding the key: %w", err)
 	}
+	cert, _ = x509.ParseCertificate(der)
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), nil
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), cert, key, nil
 }
 
 // RequireClientCertificates makes cfg require a client certificate that

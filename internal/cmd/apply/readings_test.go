@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,20 +15,6 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
-
-// memTransport answers in memory with the reference server, so that the
-// matrix below runs its thousands of commands in seconds.
-type memTransport struct{ h http.Handler }
-
-func (t memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	r = r.Clone(r.Context())
-	r.Host, r.RequestURI = r.URL.Host, r.URL.RequestURI()
-	t.h.ServeHTTP(rec, r)
-	resp := rec.Result()
-	resp.Request = r
-	return resp, nil
-}
 
 // matrixFile writes n elements, every third without links, every other
 // one with two; description says which version of the file it is.
@@ -139,8 +124,8 @@ func TestCommandsUnderEveryReading(t *testing.T) {
 			t.Parallel()
 			srv := wbstest.New(wbstest.WithNextStyle(r.next), wbstest.WithHitsMeaning(r.hits), wbstest.WithEmptyListStatus(r.empty),
 				wbstest.WithPastEnd(r.pastEnd), wbstest.WithOrgUpdateMode(r.mode), wbstest.WithMaxPageSize(r.max))
-			srv.URL = "http://127.0.0.1:9" // loopback, but never dialled: memTransport answers
-			cli := cmdtest.Run{ClientOptions: []sdk.Option{sdk.WithTransport(memTransport{srv})}}
+			srv.URL = "http://127.0.0.1:9" // loopback, but never dialled: srv.Transport answers
+			cli := cmdtest.Run{ClientOptions: []sdk.Option{sdk.WithTransport(srv.Transport())}}
 			do := func(args ...string) cmdtest.Result {
 				return cli.Do(t, srv, append(args, "--rate", "0", "--page-size", "10")...)
 			}

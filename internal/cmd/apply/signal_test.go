@@ -45,6 +45,21 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// result waits for the result of a run started in the background.
+func result(t *testing.T, done <-chan cmdtest.Result) cmdtest.Result {
+	t.Helper()
+	var res cmdtest.Result
+	waitFor(t, "apply to stop", func() bool {
+		select {
+		case res = <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	return res
+}
+
 // SIGINT while apply plans against a list that never ends stops the plan
 // at once, sends nothing, and exits 130.
 func TestSignalStopsThePlan(t *testing.T) {
@@ -60,15 +75,7 @@ func TestSignalStopsThePlan(t *testing.T) {
 			}()
 			waitFor(t, "the plan to read", func() bool { return lists.Load() >= 3 })
 			syscall.Kill(os.Getpid(), sig)
-			var res cmdtest.Result
-			waitFor(t, "apply to stop", func() bool {
-				select {
-				case res = <-done:
-					return true
-				default:
-					return false
-				}
-			})
+			res := result(t, done)
 			if res.Code != cmdutil.ExitInterrupted || !strings.Contains(res.ErrOut, "interrupted while planning") {
 				t.Fatalf("exit %d: %s", res.Code, res.ErrOut)
 			}
@@ -112,15 +119,7 @@ func TestSecondSignalStopsTheWritesAtOnce(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	var res cmdtest.Result
-	waitFor(t, "apply to stop", func() bool {
-		select {
-		case res = <-done:
-			return true
-		default:
-			return false
-		}
-	})
+	res := result(t, done)
 	if res.Code != cmdutil.ExitInterrupted || srv.Stats().Requests[wbstest.OpCreate] != 1 {
 		t.Fatalf("exit %d, %d creates: %s", res.Code, srv.Stats().Requests[wbstest.OpCreate], res.ErrOut)
 	}
