@@ -117,8 +117,13 @@ func Parse(r io.Reader, f Format) (*File, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	p := &parser{file: &File{}}
 	if !utf8.Valid(data) {
-		line := 1 + bytes.Count(data[:firstInvalid(data)], []byte("\n"))
-		p.problem(Problem{Line: line, Message: "is not valid UTF-8"})
+		at := firstInvalid(data)
+		line := 1 + bytes.Count(data[:at], []byte("\n"))
+		field := ""
+		if f == FormatCSV {
+			field = csvColumnAt(data, at)
+		}
+		p.problem(Problem{Line: line, Field: field, Message: "is not valid UTF-8"})
 		return p.file, nil
 	}
 	var recs []Record
@@ -527,6 +532,31 @@ func (p *parser) yaml(data []byte) []Record {
 		}
 	}
 	return recs
+}
+
+// csvColumnAt names the column of a CSV file that byte at falls in, by
+// the header, or "" when it cannot tell (a quoted cell over several
+// lines).
+func csvColumnAt(data []byte, at int) string {
+	header, _, _ := bytes.Cut(data, []byte("\n"))
+	names, err := csv.NewReader(bytes.NewReader(header)).Read()
+	if err != nil {
+		return ""
+	}
+	start := bytes.LastIndexByte(data[:at], '\n') + 1
+	col, quoted := 0, false
+	for _, c := range data[start:at] {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			col++
+		}
+	}
+	if start == 0 || col >= len(names) {
+		return ""
+	}
+	return strings.TrimSpace(names[col])
 }
 
 func firstInvalid(b []byte) int {
