@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/wbsctl/wbsctl/internal/apply"
+	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk"

@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	engine "github.com/wbsctl/wbsctl/internal/apply"
+	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"

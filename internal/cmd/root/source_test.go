@@ -85,7 +85,7 @@ func TestImportsRunOneWay(t *testing.T) {
 		forbidden func(string) bool
 	}{
 		{"sdk/", func(p string) bool { return strings.HasPrefix(p, module) }},
-		{"internal/apply/", func(p string) bool {
+		{"internal/engine/", func(p string) bool {
 			return strings.HasPrefix(p, module+"internal/cmd") || strings.HasPrefix(p, "github.com/spf13/")
 		}},
 		{"internal/output/", func(p string) bool { return p == "net/http" || strings.HasPrefix(p, module+"sdk") }},

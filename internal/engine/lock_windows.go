@@ -1,6 +1,6 @@
 //go:build windows
 
-package apply
+package engine
 
 import (
 	"errors"

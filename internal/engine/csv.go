@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// CSV columns and their aliases.
+var csvColumns = map[string]string{
+	"wbselementcode": "code", "code": "code",
+	"description": "description",
+	"isactive":    "active", "active": "active",
+	"businessorganizations": "orgs", "organizations": "orgs",
+}
+
+func (p *parser) csv(data []byte) []Record {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		p.problem(Problem{Line: 1, Message: "unreadable header: " + err.Error()})
+		return nil
+	}
+	cols := make([]string, len(header))
+	seen := map[string]bool{}
+	for i, h := range header {
+		name, ok := csvColumns[strings.ToLower(strings.TrimSpace(h))]
+		switch {
+		case !ok:
+			p.problem(Problem{Line: 1, Field: h, Message: "unknown column (known: wbsElementCode, description, isActive, businessOrganizations)"})
+		case seen[name]:
+			p.problem(Problem{Line: 1, Field: h, Message: "column given twice"})
+		}
+		seen[name], cols[i] = true, name
+	}
+	if !seen["code"] {
+		p.problem(Problem{Line: 1, Field: "wbsElementCode", Message: "the header has no wbsElementCode column"})
+		return nil
+	}
+	var recs []Record
+	byCode := map[string]int{} // index in recs of a code's first row
+	for {
+		row, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.Line
+			}
+			p.problem(Problem{Line: line, Message: "unreadable row: " + err.Error()})
+			continue
+		}
+		line, _ := r.FieldPos(0)
+		if len(row) != len(header) {
+			p.problem(Problem{Line: line, Message: fmt.Sprintf("has %d cells, the header %d", len(row), len(header))})
+			continue
+		}
+		rec := Record{Line: line}
+		for i, cell := range row {
+			switch cols[i] {
+			case "code":
+				rec.Code = cell
+			case "description":
+				rec.Description = &row[i]
+			case "active":
+				b, err := parseBool(cell)
+				if err != nil {
+					p.problem(Problem{Line: line, Code: rec.Code, Field: "isActive", Message: err.Error()})
+				}
+				rec.IsActive = b
+			case "orgs":
+				orgs, err := ParseOrganizations(cell)
+				if err != nil {
+					p.problem(Problem{Line: line, Code: rec.Code, Field: "businessOrganizations", Message: err.Error()})
+				}
+				rec.Organizations, rec.OrganizationsSet = orgs, true
+			}
+		}
+		// Repeated rows of one code add organizations, when the rest
+		// agrees.
+		if i, ok := byCode[rec.Code]; ok && rec.Code != "" && seen["orgs"] && sameFields(recs[i], rec) {
+			recs[i].Organizations = append(recs[i].Organizations, rec.Organizations...)
+			continue
+		}
+		byCode[rec.Code] = len(recs)
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+func sameFields(a, b Record) bool {
+	return deref(a.Description) == deref(b.Description) && (a.Description == nil) == (b.Description == nil) &&
+		(a.IsActive == nil) == (b.IsActive == nil) && (a.IsActive == nil || *a.IsActive == *b.IsActive)
+}
+
+// parseBool reads a CSV boolean; an empty cell is not stated.
+func parseBool(s string) (*bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return nil, nil
+	case "true", "yes", "1", "y":
+		return sdk.Ptr(true), nil
+	case "false", "no", "0", "n":
+		return sdk.Ptr(false), nil
+	}
+	return nil, fmt.Errorf("%q is not a boolean (true/false, yes/no, 1/0)", s)
+}
+
+// csvColumnAt names the column of a CSV file that byte at falls in, by
+// the header, or "" when it cannot tell (a quoted cell over several
+// lines).
+func csvColumnAt(data []byte, at int) string {
+	header, _, _ := bytes.Cut(data, []byte("\n"))
+	names, err := csv.NewReader(bytes.NewReader(header)).Read()
+	if err != nil {
+		return ""
+	}
+	start := bytes.LastIndexByte(data[:at], '\n') + 1
+	col, quoted := 0, false
+	for _, c := range data[start:at] {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			col++
+		}
+	}
+	if start == 0 || col >= len(names) {
+		return ""
+	}
+	return strings.TrimSpace(names[col])
+}

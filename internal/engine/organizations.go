@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// ParseOrganizations reads the one-cell notation of organizations:
+// TYPE=CODE pairs separated by ';', with '\' escaping ';', '=' and '\'.
+// "company=1000;branch=B\;1" is company 1000 and branch "B;1". An empty
+// cell is an empty list.
+func ParseOrganizations(s string) ([]sdk.BusinessOrganization, error) {
+	if strings.TrimSpace(s) == "" {
+		return []sdk.BusinessOrganization{}, nil
+	}
+	var out []sdk.BusinessOrganization
+	var parts [2]strings.Builder
+	part, escaped := 0, false
+	flush := func() error {
+		t, c := parts[0].String(), parts[1].String()
+		parts[0].Reset()
+		parts[1].Reset()
+		if part == 0 {
+			return fmt.Errorf("%q: want TYPE=CODE", t)
+		}
+		if t == "" || c == "" {
+			return fmt.Errorf("%q: type and code must not be empty", t+"="+c)
+		}
+		out = append(out, sdk.BusinessOrganization{EntityType: t, Code: c})
+		part = 0
+		return nil
+	}
+	for _, r := range s {
+		switch {
+		case escaped:
+			parts[part].WriteRune(r)
+			escaped = false
+		case r == '\\':
+			escaped = true
+		case r == '=' && part == 0:
+			part = 1
+		case r == ';':
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		default:
+			parts[part].WriteRune(r)
+		}
+	}
+	if escaped {
+		return nil, errors.New("ends with a lone backslash")
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FormatOrganizations writes organizations in the notation
+// ParseOrganizations reads.
+func FormatOrganizations(orgs []sdk.BusinessOrganization) string {
+	esc := strings.NewReplacer(`\`, `\\`, ";", `\;`, "=", `\=`)
+	parts := make([]string, len(orgs))
+	for i, o := range orgs {
+		parts[i] = esc.Replace(o.EntityType) + "=" + esc.Replace(o.Code)
+	}
+	return strings.Join(parts, ";")
+}

@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// Record is the desired state of one element, as a file states it. A
+// field the file leaves out is not managed: Description nil keeps the
+// platform's description, IsActive nil keeps the flag (a new element is
+// then active), OrganizationsSet false leaves the links alone. A field the
+// file states is made exactly so; an empty description clears it, an
+// empty organization list removes every link.
+type Record struct {
+	// Line is the record's line in the file (CSV, NDJSON: the line; JSON,
+	// YAML: the line where the record starts).
+	Line             int
+	Code             string
+	Description      *string
+	IsActive         *bool
+	Organizations    []sdk.BusinessOrganization
+	OrganizationsSet bool
+}
+
+// Problem is one thing wrong with a file.
+type Problem struct {
+	Line    int    `json:"line"`
+	Code    string `json:"wbsElementCode,omitempty"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "line %d", p.Line)
+	if p.Code != "" {
+		fmt.Fprintf(&b, " (code %s)", strconv.Quote(p.Code))
+	}
+	b.WriteString(": ")
+	if p.Field != "" {
+		b.WriteString(p.Field + ": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// File is a parsed file: its valid records and its problems.
+type File struct {
+	Records  []Record
+	Problems []Problem
+	// Invalid holds the records left out because of a problem.
+	Invalid []Record
+}
+
+// Format is a file format.
+type Format string
+
+// The formats apply reads and export writes.
+const (
+	FormatCSV    Format = "csv"
+	FormatJSON   Format = "json"
+	FormatNDJSON Format = "ndjson"
+	FormatYAML   Format = "yaml"
+)
+
+// DetectFormat picks the format from override, else from the file name's
+// extension.
+func DetectFormat(name, override string) (Format, error) {
+	if override != "" {
+		switch f := Format(strings.ToLower(override)); f {
+		case FormatCSV, FormatJSON, FormatNDJSON, FormatYAML:
+			return f, nil
+		}
+		return "", fmt.Errorf("--format %q: use csv, json, ndjson or yaml", override)
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".csv":
+		return FormatCSV, nil
+	case ".json":
+		return FormatJSON, nil
+	case ".ndjson", ".jsonl":
+		return FormatNDJSON, nil
+	case ".yaml", ".yml":
+		return FormatYAML, nil
+	}
+	return "", fmt.Errorf("cannot tell the format of %q: name it .csv, .json, .ndjson or .yaml, or give --format", name)
+}
+
+// maxFileBytes bounds what Parse reads.
+const maxFileBytes = 256 << 20
+
+// maxProblems bounds how many problems are reported.
+const maxProblems = 1000
+
+// Parse reads a whole file and checks every record against the spec's
+// limits, collecting every problem instead of stopping at the first.
+func Parse(r io.Reader, f Format) (*File, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("the file is larger than %d bytes", maxFileBytes)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	p := &parser{file: &File{}}
+	if !utf8.Valid(data) {
+		at := firstInvalid(data)
+		line := 1 + bytes.Count(data[:at], []byte("\n"))
+		field := ""
+		if f == FormatCSV {
+			field = csvColumnAt(data, at)
+		}
+		p.problem(Problem{Line: line, Field: field, Message: "is not valid UTF-8"})
+		return p.file, nil
+	}
+	var recs []Record
+	switch f {
+	case FormatCSV:
+		recs = p.csv(data)
+	case FormatJSON:
+		recs = p.jsonArray(data)
+	case FormatNDJSON:
+		recs = p.ndjson(data)
+	case FormatYAML:
+		recs = p.yaml(data)
+	default:
+		return nil, fmt.Errorf("unknown format %q", f)
+	}
+	p.check(recs)
+	return p.file, nil
+}
+
+type parser struct {
+	file *File
+	bad  map[int]bool // lines with a problem
+}
+
+func (p *parser) problem(pr Problem) {
+	if p.bad == nil {
+		p.bad = map[int]bool{}
+	}
+	p.bad[pr.Line] = true
+	if len(p.file.Problems) < maxProblems {
+		p.file.Problems = append(p.file.Problems, pr)
+	}
+}
+
+// check validates the records against the SDK's limits and finds codes
+// given twice, then sorts them into valid and invalid.
+func (p *parser) check(recs []Record) {
+	if len(recs) == 0 && len(p.file.Problems) == 0 {
+		p.problem(Problem{Line: 1, Message: "the file holds no records"})
+	}
+	first := map[string]int{}
+	for _, r := range recs {
+		req := createRequest(&r)
+		if r.Description != nil {
+			req.Description = r.Description
+		}
+		if err := req.Validate(); err != nil {
+			var ve *sdk.ValidationError
+			if errors.As(err, &ve) {
+				for _, v := range ve.Violations {
+					p.problem(Problem{Line: r.Line, Code: r.Code, Field: v.Field, Message: v.Message + " (limit: " + v.Limit + ")"})
+				}
+			}
+		}
+		if line, dup := first[r.Code]; dup && r.Code != "" {
+			p.problem(Problem{Line: r.Line, Code: r.Code, Field: "wbsElementCode", Message: fmt.Sprintf("the same code is on line %d", line)})
+		} else {
+			first[r.Code] = r.Line
+		}
+	}
+	for _, r := range recs {
+		if p.bad[r.Line] {
+			p.file.Invalid = append(p.file.Invalid, r)
+		} else {
+			p.file.Records = append(p.file.Records, r)
+		}
+	}
+}
+
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
+}
