@@ -17,8 +17,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )

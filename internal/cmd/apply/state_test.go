@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
