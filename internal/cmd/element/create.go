@@ -1,0 +1,79 @@
+package element
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+type CreateOptions struct {
+	F           *cmdutil.Factory
+	Code        string
+	Description string
+	HasDesc     bool
+	Inactive    bool
+	Orgs        []string
+	FromFile    string
+}
+
+// NewCmdCreate returns `wbsctl element create`.
+func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
+	opts := &CreateOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "create [CODE]",
+		Short: "Create a WBS element",
+		Example: `  wbsctl element create P-100.01 --description "Site preparation" --org company=1000
+  wbsctl element create --from-file element.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Code = args[0]
+			}
+			opts.HasDesc = cmd.Flags().Changed("description")
+			if (opts.Code == "") == (opts.FromFile == "") {
+				return &cmdutil.UsageError{Err: errors.New("give either CODE or --from-file")}
+			}
+			return pick(runF, runCreate)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Description, "description", "", "description (at most 100 characters)")
+	cmd.Flags().BoolVar(&opts.Inactive, "inactive", false, "create the element inactive")
+	cmd.Flags().StringArrayVar(&opts.Orgs, "org", nil, "business organization as TYPE=CODE (repeatable)")
+	cmd.Flags().StringVar(&opts.FromFile, "from-file", "", "read the JSON body from a file, or - for stdin")
+	return cmd
+}
+
+func runCreate(ctx context.Context, o *CreateOptions) error {
+	req := &sdk.CreateWBSElementRequest{Code: o.Code}
+	if o.FromFile != "" {
+		if err := readJSON(o.F, o.FromFile, req); err != nil {
+			return err
+		}
+	} else {
+		if o.HasDesc {
+			req.Description = sdk.Ptr(o.Description)
+		}
+		if o.Inactive {
+			req.IsActive = sdk.Ptr(false)
+		}
+		orgs, err := parseOrgs(o.Orgs)
+		if err != nil {
+			return err
+		}
+		req.BusinessOrganizations = orgs
+	}
+	c, err := o.F.Client()
+	if err != nil {
+		return err
+	}
+	ack, err := c.WBSElements.Create(ctx, req)
+	if err != nil {
+		return err
+	}
+	return printAck(o.F, "created", req.Code, ack)
+}
+
+// ListOptions are the inputs of `element list` and `element org list`.
