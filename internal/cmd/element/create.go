@@ -9,6 +9,7 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
+// CreateOptions are the inputs of `element create`.
 type CreateOptions struct {
 	F           *cmdutil.Factory
 	Code        string
@@ -75,5 +76,3 @@ func runCreate(ctx context.Context, o *CreateOptions) error {
 	}
 	return printAck(o.F, "created", req.Code, ack)
 }
-
-// ListOptions are the inputs of `element list` and `element org list`.

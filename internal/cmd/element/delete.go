@@ -7,6 +7,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 )
 
+// DeleteOptions are the inputs of `element delete`.
 type DeleteOptions struct {
 	F     *cmdutil.Factory
 	Codes []string

@@ -29,8 +29,8 @@ func NewCmdElement(f *cmdutil.Factory) *cobra.Command {
 	return cmd
 }
 
-// CreateOptions are the inputs of `element create`.
-
+// printAck writes the acknowledgement: a line for people on stderr, the
+// correlation id as data on stdout for scripts.
 func printAck(f *cmdutil.Factory, verb, code string, ack *sdk.Acknowledgement) error {
 	if f.Global.Output != "" || f.Global.JQ != "" || f.Global.Template != "" {
 		p, err := f.Printer("CODE", "CORRELATION ID")

@@ -12,6 +12,7 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
+// ListOptions are the inputs of `element list` and `element org list`.
 type ListOptions struct {
 	F        *cmdutil.Factory
 	Code     string
@@ -141,5 +142,3 @@ func mayHaveMore[T any](page *sdk.Page[T], size int) bool {
 	}
 	return len(page.Data) > 0 && len(page.Data) >= cmp.Or(size, 10)
 }
-
-// UpdateOptions are the inputs of `element update`.

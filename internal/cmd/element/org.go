@@ -168,6 +168,3 @@ func runOrgRemove(ctx context.Context, o *OrgRemoveOptions) error {
 	}
 	return printAck(o.F, "removed organizations from", o.Code, ack)
 }
-
-// printAck writes the acknowledgement: a line for people on stderr, the
-// correlation id as data on stdout for scripts.

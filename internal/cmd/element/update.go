@@ -9,6 +9,7 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
+// UpdateOptions are the inputs of `element update`.
 type UpdateOptions struct {
 	F                *cmdutil.Factory
 	Code             string
@@ -93,5 +94,3 @@ func runUpdate(ctx context.Context, o *UpdateOptions) error {
 	}
 	return printAck(o.F, "updated", o.Code, ack)
 }
-
-// DeleteOptions are the inputs of `element delete`.
