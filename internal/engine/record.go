@@ -94,8 +94,8 @@ func DetectFormat(name, override string) (Format, error) {
 	return "", fmt.Errorf("cannot tell the format of %q: name it .csv, .json, .ndjson or .yaml, or give --format", name)
 }
 
-// maxFileBytes bounds what Parse reads.
-const maxFileBytes = 256 << 20
+// MaxFileBytes bounds what Parse reads of a file.
+const MaxFileBytes = 256 << 20
 
 // maxProblems bounds how many problems are reported.
 const maxProblems = 1000
@@ -103,12 +103,12 @@ const maxProblems = 1000
 // Parse reads a whole file and checks every record against the spec's
 // limits, collecting every problem instead of stopping at the first.
 func Parse(r io.Reader, f Format) (*File, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("the file is larger than %d bytes", maxFileBytes)
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileBytes)
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	p := &parser{file: &File{}}

@@ -23,6 +23,9 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
+// maxBody bounds a body read from a file or standard input.
+const maxBody = 16 << 20
+
 // Options are the inputs of `wbsctl api`.
 type Options struct {
 	F         *cmdutil.Factory
@@ -169,7 +172,7 @@ func Run(ctx context.Context, o *Options) error {
 // body makes the request's body, or its query for a GET or HEAD.
 func (o *Options) body(req *sdk.RawRequest) error {
 	if o.Input != "" {
-		b, err := cmdutil.ReadFileOrStdin(o.F.IO.In, o.Input)
+		b, err := cmdutil.ReadFileOrStdin(o.F.IO.In, o.Input, maxBody)
 		if err != nil {
 			return &cmdutil.UsageError{Err: fmt.Errorf("--input: %w", err)}
 		}
@@ -276,7 +279,7 @@ func typedValue(raw string, stdin io.Reader) (any, error) {
 		return nil, nil
 	}
 	if strings.HasPrefix(raw, "@") {
-		b, err := cmdutil.ReadFileOrStdin(stdin, raw[1:])
+		b, err := cmdutil.ReadFileOrStdin(stdin, raw[1:], maxBody)
 		if err != nil {
 			return nil, err
 		}

@@ -314,7 +314,7 @@ func readFile(f *cmdutil.Factory, o *Options) (*engine.File, string, error) {
 	if err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	data, err := cmdutil.ReadFileOrStdin(f.IO.In, o.File)
+	data, err := cmdutil.ReadFileOrStdin(f.IO.In, o.File, engine.MaxFileBytes)
 	if err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}

@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -65,16 +63,7 @@ func parseOrgs(args []string) ([]sdk.BusinessOrganization, error) {
 }
 
 func readJSON(f *cmdutil.Factory, name string, v any) error {
-	var r io.Reader = f.IO.In
-	if name != "-" {
-		file, err := os.Open(name)
-		if err != nil {
-			return &cmdutil.UsageError{Err: err}
-		}
-		defer file.Close()
-		r = file
-	}
-	raw, err := io.ReadAll(io.LimitReader(r, 1<<20))
+	raw, err := cmdutil.ReadFileOrStdin(f.IO.In, name, 1<<20)
 	if err != nil {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--from-file %s: %w", name, err)}
 	}

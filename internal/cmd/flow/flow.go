@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -96,9 +94,9 @@ func readData(o *ExecuteOptions) (json.RawMessage, error) {
 	case o.Data == "":
 		return nil, nil
 	case o.Data == "-":
-		raw, err = io.ReadAll(io.LimitReader(o.F.IO.In, 16<<20))
+		raw, err = cmdutil.ReadFileOrStdin(o.F.IO.In, "-", 16<<20)
 	case strings.HasPrefix(o.Data, "@"):
-		raw, err = os.ReadFile(o.Data[1:])
+		raw, err = cmdutil.ReadFileOrStdin(o.F.IO.In, o.Data[1:], 16<<20)
 	default:
 		raw = []byte(o.Data)
 	}
