@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"cmp"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -129,7 +130,7 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 		if context := strings.TrimSuffix(strings.TrimSuffix(err.Error(), apiErr.Error()), ": "); context != err.Error() && context != "" {
 			fmt.Fprintf(w, "error: %s\n", context)
 		}
-		fmt.Fprintf(w, "error: %s %s: %s\n", apiErr.Method, apiErr.Path, first(p.Title, fmt.Sprint(apiErr.StatusCode)))
+		fmt.Fprintf(w, "error: %s %s: %s\n", apiErr.Method, apiErr.Path, cmp.Or(p.Title, fmt.Sprint(apiErr.StatusCode)))
 		for _, kv := range [][2]string{{"detail", p.Detail}, {"status", fmt.Sprint(apiErr.StatusCode)}, {"type", p.Type}, {"instance", p.Instance}, {"correlation id", apiErr.CorrelationID}} {
 			if kv[1] != "" {
 				fmt.Fprintf(w, "  %-15s %s\n", kv[0]+":", kv[1])

@@ -4,6 +4,7 @@
 package cmdutil
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -129,7 +130,7 @@ type Credentials struct {
 // ProfileName is the profile in use: --profile, WBSCTL_PROFILE, the
 // configuration's current profile, or "default".
 func (f *Factory) ProfileName(cfg *config.Config) string {
-	return first(f.Global.Profile, f.Getenv("WBSCTL_PROFILE"), cfg.CurrentProfile, "default")
+	return cmp.Or(f.Global.Profile, f.Getenv("WBSCTL_PROFILE"), cfg.CurrentProfile, "default")
 }
 
 // Config loads the configuration and its folder.
@@ -171,8 +172,8 @@ func (f *Factory) Resolve() (*Credentials, error) {
 	prof, hasProfile := cfg.Profiles[name]
 	c := &Credentials{
 		Profile:  name,
-		BaseURL:  first(f.Global.BaseURL, f.Getenv("WBSCTL_BASE_URL"), prof.BaseURL),
-		ClientID: first(f.Global.ClientID, f.Getenv("WBSCTL_CLIENT_ID"), prof.ClientID),
+		BaseURL:  cmp.Or(f.Global.BaseURL, f.Getenv("WBSCTL_BASE_URL"), prof.BaseURL),
+		ClientID: cmp.Or(f.Global.ClientID, f.Getenv("WBSCTL_CLIENT_ID"), prof.ClientID),
 		Secret:   f.Getenv("WBSCTL_CLIENT_SECRET"),
 		Token:    f.Getenv("WBSCTL_TOKEN"),
 	}
@@ -185,7 +186,7 @@ func (f *Factory) Resolve() (*Credentials, error) {
 		if err != nil {
 			return nil, &AuthError{Err: fmt.Errorf("profile %q: reading the secret: %w", name, err)}
 		}
-		c.Secret, c.Source = secret, first(prof.SecretStorage, config.StorageKeyring)
+		c.Secret, c.Source = secret, cmp.Or(prof.SecretStorage, config.StorageKeyring)
 	}
 	return c, nil
 }
@@ -345,13 +346,4 @@ func checkTransport(baseURL string, insecure bool) error {
 		return nil
 	}
 	return &UsageError{Err: fmt.Errorf("refusing to send credentials over plain HTTP to %s: use https, or --insecure-http", host)}
-}
-
-func first(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

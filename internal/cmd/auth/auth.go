@@ -3,6 +3,7 @@ package auth
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,7 +192,7 @@ func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
 				return p.Single(st)
 			}
 			w := f.IO.Out
-			fmt.Fprintf(w, "profile:   %s\nbase URL:  %s\nclient id: %s\nsecret:    %s\n", st.Profile, st.BaseURL, st.ClientID, first(st.SecretSource, "none"))
+			fmt.Fprintf(w, "profile:   %s\nbase URL:  %s\nclient id: %s\nsecret:    %s\n", st.Profile, st.BaseURL, st.ClientID, cmp.Or(st.SecretSource, "none"))
 			switch {
 			case st.TokenValid:
 				fmt.Fprintf(w, "token:     cached, valid until %s\n", st.TokenExpiresAt.Format(time.RFC3339))
@@ -262,13 +263,4 @@ func NewCmdToken(f *cmdutil.Factory) *cobra.Command {
 			return err
 		},
 	}
-}
-
-func first(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
