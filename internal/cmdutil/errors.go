@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/wbsctl/wbsctl/sdk"
@@ -190,22 +189,3 @@ type PlanStaleError struct{ Err error }
 
 func (e *PlanStaleError) Error() string { return e.Err.Error() }
 func (e *PlanStaleError) Unwrap() error { return e.Err }
-
-// ReadFileOrStdin reads the file name, or in when name is "-", refusing
-// more than limit bytes.
-func ReadFileOrStdin(in io.Reader, name string, limit int64) ([]byte, error) {
-	r := in
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
-	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("%s: larger than %d bytes", name, limit)
-	}
-	return b, err
-}

@@ -113,7 +113,9 @@ func (p *Plan) Document(showUnchanged bool) PlanDocument {
 		}
 	}
 	for _, a := range []Action{ActionCreate, ActionUpdate, ActionUnchanged, ActionDelete} {
-		doc.Summary[a] += 0
+		if _, ok := doc.Summary[a]; !ok {
+			doc.Summary[a] = 0 // every action is in the summary, counted or not
+		}
 	}
 	return doc
 }
