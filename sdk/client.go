@@ -476,7 +476,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	if hr.StatusCode >= 300 {
 		limit = maxErrorBody
 	}
-	body, rerr := io.ReadAll(io.LimitReader(hr.Body, limit+1))
+	body, rerr := readBody(hr, limit+1)
 	rate := ParseRate(hr.Header, c.now())
 	if c.limiter != nil {
 		if o, ok := c.limiter.(ResponseObserver); ok {
@@ -526,6 +526,21 @@ func (c *Client) logAttempt(req *request, attempt, status int, correlationID str
 	c.logger.LogAttrs(context.Background(), slog.LevelDebug, "http attempt", attrs...)
 }
 
+// readBody reads at most n bytes of hr's body into a buffer sized by the
+// Content-Length, where the server sent one, so that a page is read
+// without growing and copying.
+func readBody(hr *http.Response, n int64) ([]byte, error) {
+	if hr.ContentLength < 0 || hr.ContentLength >= n {
+		return io.ReadAll(io.LimitReader(hr.Body, n))
+	}
+	var b bytes.Buffer
+	// One more byte than announced, so the end of the body is seen without
+	// growing the buffer.
+	b.Grow(int(hr.ContentLength) + 1)
+	_, err := b.ReadFrom(io.LimitReader(hr.Body, n))
+	return b.Bytes(), err
+}
+
 // badResponse describes a 2xx answer to req whose body is not the
 // operation's answer.
 func badResponse(req *request, status int, header http.Header, reason error) *BadResponseError {
@@ -540,6 +555,27 @@ func badResponse(req *request, status int, header http.Header, reason error) *Ba
 // says what is wrong with the body without quoting it, since it may hold a
 // token.
 func decodeJSON(body []byte, v any) error {
+	if err := jsonPrelude(body, false); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return errors.New(jsonErrorText(err))
+	}
+	return nil
+}
+
+// decodeObject is decodeJSON for an answer that must be a JSON object.
+func decodeObject(body []byte, v any) error {
+	if err := jsonPrelude(body, true); err != nil {
+		return err
+	}
+	return decodeJSON(body, v)
+}
+
+// jsonPrelude tells, from its first byte, a body that cannot be the JSON
+// (of an object, when object is set) an answer must be: empty, HTML, or
+// something else.
+func jsonPrelude(body []byte, object bool) error {
 	trimmed := bytes.TrimSpace(body)
 	switch {
 	case len(trimmed) == 0:
@@ -548,19 +584,10 @@ func decodeJSON(body []byte, v any) error {
 		return errors.New("the body is HTML or XML, not JSON")
 	case !strings.ContainsRune(`{["-0123456789tfn`, rune(trimmed[0])):
 		return errors.New("the body is not JSON")
-	}
-	if err := json.Unmarshal(trimmed, v); err != nil {
-		return errors.New(jsonErrorText(err))
-	}
-	return nil
-}
-
-// decodeObject is decodeJSON for an answer that must be a JSON object.
-func decodeObject(body []byte, v any) error {
-	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] != '{' && json.Valid(trimmed) {
+	case object && trimmed[0] != '{' && json.Valid(trimmed):
 		return errors.New("the body is JSON but not an object")
 	}
-	return decodeJSON(body, v)
+	return nil
 }
 
 // redact removes the client secret and any access token the client holds

@@ -1,13 +1,17 @@
 package sdk
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -251,4 +255,52 @@ func (rt handlerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error)
 	resp := rec.Result()
 	resp.Request = r
 	return resp, nil
+}
+
+// FuzzDecodePageAgainstUnmarshal checks the one-pass page decoder against
+// the plain reading of the envelope with json.Unmarshal: the same bodies
+// are accepted, with the same items, hits, next and fingerprint.
+func FuzzDecodePageAgainstUnmarshal(f *testing.F) {
+	for _, s := range []string{
+		`{"data":[{"wbsElementCode":"A","description":null,"isActive":true}],"hits":1,"next":null}`,
+		`{"DATA":[],"Hits":"7","next":"/v1/wbs-elements?pageNumber=2","other":{"a":[1]}}`,
+		`{"data":[{"wbsElementCode":"A"}],"data":[],"next":3}`, ` {"data" : null } `,
+		`{"data":[]} {}`, `["data",[]]`, `{"data":[1],"data":[]}`, `{"data":[],"data":{}}`, `{"data":[1,2]}`, `{"hits":1,"next":{}}`, `{"data":[`, `{"data":[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := decodePage[WBSElement](body, 1, nil)
+		var env struct {
+			Data json.RawMessage `json:"data"`
+			Hits json.RawMessage `json:"hits"`
+			Next json.RawMessage `json:"next"`
+		}
+		var data []WBSElement
+		want := decodeObject(body, &env)
+		if want == nil && env.Data == nil {
+			want = errors.New("no data")
+		}
+		if want == nil {
+			want = json.Unmarshal(env.Data, &data)
+		}
+		if (err == nil) != (want == nil) {
+			t.Fatalf("one pass: %v; json.Unmarshal: %v", err, want)
+		}
+		if err != nil {
+			return
+		}
+		if !reflect.DeepEqual(got.Data, data) {
+			t.Fatalf("items %+v, want %+v", got.Data, data)
+		}
+		if got.fingerprint != sha256.Sum256(env.Data) {
+			t.Fatalf("fingerprint over other bytes than %q", env.Data)
+		}
+		if raw := bytes.TrimSpace(env.Next); got.nextSent != (len(raw) > 0) {
+			t.Fatalf("next sent %v, raw %q", got.nextSent, env.Next)
+		}
+		if n, ok := seconds(env.Hits); (got.Hits != nil) != (ok && n >= 0 && n <= 1<<31) {
+			t.Fatalf("hits %v from %q", got.Hits, env.Hits)
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -66,38 +67,84 @@ func (p *Page[T]) NextOptions() (*ListOptions, bool) {
 	return p.next()
 }
 
-// envelope is the wire form of a list (spec 2.3).
-type envelope struct {
-	Data json.RawMessage `json:"data"`
-	Hits json.RawMessage `json:"hits"`
-	Next json.RawMessage `json:"next"`
-}
-
-// decodePage reads a list envelope. Members other than data may be
-// missing or of another plausible type (hits as a string, next as a
-// number); they are then read as well as they can be, since they steer the
-// iteration but carry no data.
+// decodePage reads a list envelope (spec 2.3) in one pass over the body:
+// data is decoded where it lies and fingerprinted by its bytes, without a
+// copy to decode again. Members other than data may be missing or of
+// another plausible type (hits as a string, next as a number); they are
+// then read as well as they can be, since they steer the iteration but
+// carry no data. Member names match as encoding/json matches them (case
+// folded, the last of a repeated member wins), and anything after the
+// object is an error, as json.Unmarshal has it.
 func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
-	var env envelope
-	if err := decodeObject(body, &env); err != nil {
+	if err := jsonPrelude(body, true); err != nil {
 		return nil, err
 	}
-	if env.Data == nil {
+	p := &Page[T]{PageNumber: number, url: u}
+	var hits, next json.RawMessage
+	var data []byte
+	var dataErr error // a data of the wrong type; a later data may replace it
+	dec := json.NewDecoder(bytes.NewReader(body))
+	fail := func(err error) error {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fmt.Errorf("the JSON is cut short after %d bytes", len(body))
+		}
+		return errors.New(jsonErrorText(err))
+	}
+	if t, err := dec.Token(); err != nil {
+		return nil, fail(err)
+	} else if t != json.Delim('{') {
+		return nil, errors.New("the body is not a JSON object")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fail(err)
+		}
+		name, _ := t.(string)
+		switch {
+		case strings.EqualFold(name, "data"):
+			start := dec.InputOffset()
+			p.Data = nil
+			dataErr = dec.Decode(&p.Data)
+			var typ *json.UnmarshalTypeError
+			if dataErr != nil && !errors.As(dataErr, &typ) {
+				return nil, fail(dataErr)
+			}
+			// The raw value, without the colon and space before it.
+			data = bytes.TrimSpace(bytes.TrimLeft(body[start:dec.InputOffset()], ": \t\r\n"))
+		case strings.EqualFold(name, "hits"):
+			err = dec.Decode(&hits)
+		case strings.EqualFold(name, "next"):
+			err = dec.Decode(&next)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return nil, fail(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // '}'
+		return nil, fail(err)
+	}
+	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
+		return nil, fmt.Errorf("invalid JSON at byte %d", dec.InputOffset()+1)
+	}
+	if data == nil {
 		// Some other JSON object, not a list that happens to be empty.
 		return nil, errors.New("the answer has no data member")
 	}
-	p := &Page[T]{PageNumber: number, url: u}
-	if err := json.Unmarshal(env.Data, &p.Data); err != nil {
-		return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(err))
+	if dataErr != nil {
+		return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(dataErr))
 	}
 	// The data alone identifies a page that repeats: the envelope's other
 	// members may legitimately differ between two reads of the same page.
-	p.fingerprint = sha256.Sum256(env.Data)
-	if n, ok := seconds(env.Hits); ok && n >= 0 && n <= 1<<31 {
+	p.fingerprint = sha256.Sum256(data)
+	if n, ok := seconds(hits); ok && n >= 0 && n <= 1<<31 {
 		h := int(n)
 		p.Hits = &h
 	}
-	if raw := bytes.TrimSpace(env.Next); len(raw) > 0 {
+	if raw := bytes.TrimSpace(next); len(raw) > 0 {
 		p.nextSent = true
 		switch raw[0] {
 		case '"':

@@ -30,8 +30,10 @@ type Rate struct {
 // ParseRate reads the rate headers of an answer received at now. A header
 // that is missing, negative or unreadable is absent in the result.
 func ParseRate(h http.Header, now time.Time) Rate {
-	r := Rate{Limit: headerInt(h, "RateLimit-Limit"), Remaining: headerInt(h, "RateLimit-Remaining")}
-	if s, ok := headerSeconds(h, "RateLimit-Reset"); ok {
+	// The names are written in their canonical form (Ratelimit, not
+	// RateLimit), which Header.Get then looks up without rewriting them.
+	r := Rate{Limit: headerInt(h, "Ratelimit-Limit"), Remaining: headerInt(h, "Ratelimit-Remaining")}
+	if s, ok := headerSeconds(h, "Ratelimit-Reset"); ok {
 		if s >= 1e9 {
 			// Some servers send the end of the window as a Unix time.
 			r.Reset = time.Unix(0, 0).Add(fromSeconds(s))

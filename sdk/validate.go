@@ -29,6 +29,11 @@ func (vs *violations) add(field, limit, format string, args ...any) {
 // text checks that s is valid UTF-8 and between min and max runes long
 // (max < 0: no upper bound).
 func (vs *violations) text(field, s string, min, max int) {
+	n := utf8.RuneCountInString(s)
+	valid := utf8.ValidString(s)
+	if valid && n >= min && (max < 0 || n <= max) {
+		return
+	}
 	limit := fmt.Sprintf("%d to %d characters", min, max)
 	switch {
 	case max < 0:
@@ -36,17 +41,12 @@ func (vs *violations) text(field, s string, min, max int) {
 	case min == 0:
 		limit = fmt.Sprintf("at most %d characters", max)
 	}
-	if !utf8.ValidString(s) {
-		vs.add(field, limit, "is not valid UTF-8")
-		return
-	}
-	n := utf8.RuneCountInString(s)
 	switch {
-	case n == 0 && min > 0:
+	case !valid:
+		vs.add(field, limit, "is not valid UTF-8")
+	case n == 0:
 		vs.add(field, limit, "is empty")
-	case n < min:
-		vs.add(field, limit, "is %d characters long", n)
-	case max >= 0 && n > max:
+	default:
 		vs.add(field, limit, "is %d characters long", n)
 	}
 }
@@ -67,11 +67,17 @@ func (vs *violations) printable(field, s string) {
 
 func (vs *violations) organizations(field string, orgs []BusinessOrganization) {
 	for i, o := range orgs {
-		code, typ := fmt.Sprintf("%s[%d].code", field, i), fmt.Sprintf("%s[%d].entityType", field, i)
-		vs.text(code, o.Code, MinOrganizationFieldLength, -1)
-		vs.printable(code, o.Code)
-		vs.text(typ, o.EntityType, MinOrganizationFieldLength, -1)
-		vs.printable(typ, o.EntityType)
+		var found violations
+		found.text("code", o.Code, MinOrganizationFieldLength, -1)
+		found.printable("code", o.Code)
+		found.text("entityType", o.EntityType, MinOrganizationFieldLength, -1)
+		found.printable("entityType", o.EntityType)
+		// The field names are written out only for a violation: most
+		// requests have none, and bulk loads validate every one.
+		for _, v := range found {
+			v.Field = fmt.Sprintf("%s[%d].%s", field, i, v.Field)
+			*vs = append(*vs, v)
+		}
 	}
 }
 
