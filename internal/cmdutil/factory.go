@@ -305,7 +305,7 @@ func httpClientWithCA(file string) (*http.Client, error) {
 	if !pool.AppendCertsFromPEM(pem) {
 		return nil, &UsageError{Err: fmt.Errorf("--ca-file %s: no PEM certificate in it", file)}
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := sdk.DefaultTransport()
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	return &http.Client{Transport: tr}, nil
 }
