@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wbsctl/wbsctl/sdk"
@@ -103,6 +104,48 @@ func BenchmarkUpdate(b *testing.B) {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if err != nil || resp.StatusCode != 200 {
+				b.Fatal(err, resp.StatusCode)
+			}
+		}
+	})
+}
+
+// created numbers the codes of BenchmarkCreate, which runs its loops more
+// than once against one server.
+var created atomic.Int64
+
+func BenchmarkCreate(b *testing.B) {
+	srv, c, tok := benchServer(b)
+	ctx := context.Background()
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			i := created.Add(1)
+			req := &sdk.CreateWBSElementRequest{Code: fmt.Sprintf("S-%08d", i), Description: sdk.Ptr("created"), IsActive: sdk.Ptr(true)}
+			if _, err := c.WBSElements.Create(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.ReportAllocs()
+		hc := &http.Client{}
+		for b.Loop() {
+			i := created.Add(1)
+			req := &sdk.CreateWBSElementRequest{Code: fmt.Sprintf("R-%08d", i), Description: sdk.Ptr("created"), IsActive: sdk.Ptr(true)}
+			body, _ := json.Marshal(req)
+			r, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/v1/wbs-elements", bytes.NewReader(body))
+			r.Header.Set("Authorization", "Bearer "+tok)
+			r.Header.Set("Content-Type", "application/json")
+			resp, err := hc.Do(r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var ack sdk.Acknowledgement
+			err = json.NewDecoder(resp.Body).Decode(&ack)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode/100 != 2 {
 				b.Fatal(err, resp.StatusCode)
 			}
 		}

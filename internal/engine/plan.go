@@ -152,7 +152,7 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{}
+	plan := &Plan{Changes: make([]Change, 0, len(records))}
 	named := make(map[string]bool, len(records))
 	var needLinks []int
 	for i := range records {

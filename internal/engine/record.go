@@ -160,7 +160,7 @@ func (p *parser) check(recs []Record) {
 	if len(recs) == 0 && len(p.file.Problems) == 0 {
 		p.problem(Problem{Line: 1, Message: "the file holds no records"})
 	}
-	first := map[string]int{}
+	first := make(map[string]int, len(recs))
 	for _, r := range recs {
 		req := createRequest(&r)
 		if r.Description != nil {
@@ -179,6 +179,10 @@ func (p *parser) check(recs []Record) {
 		} else {
 			first[r.Code] = r.Line
 		}
+	}
+	if len(p.bad) == 0 {
+		p.file.Records = recs
+		return
 	}
 	for _, r := range recs {
 		if p.bad[r.Line] {
