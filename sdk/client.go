@@ -546,15 +546,18 @@ func (c *Client) logAttempt(req *request, attempt, status int, correlationID str
 
 // readBody reads at most n bytes of hr's body into a buffer sized by the
 // Content-Length, where the server sent one, so that a page is read
-// without growing and copying.
+// without growing and copying. Without one the buffer starts at 32 KiB:
+// net/http sends bodies of up to 4 KiB with a length, so a body without is
+// a larger one (a list page), which would otherwise grow from 512 bytes.
 func readBody(hr *http.Response, n int64) ([]byte, error) {
-	if hr.ContentLength < 0 || hr.ContentLength >= n {
-		return io.ReadAll(io.LimitReader(hr.Body, n))
+	size := int64(32 << 10)
+	if hr.ContentLength >= 0 {
+		// One more byte than announced, so the end of the body is seen
+		// without growing the buffer.
+		size = hr.ContentLength + 1
 	}
 	var b bytes.Buffer
-	// One more byte than announced, so the end of the body is seen without
-	// growing the buffer.
-	b.Grow(int(hr.ContentLength) + 1)
+	b.Grow(int(min(size, n)))
 	_, err := b.ReadFrom(io.LimitReader(hr.Body, n))
 	return b.Bytes(), err
 }

@@ -177,11 +177,13 @@ func (c *Client) acknowledged(ctx context.Context, req *request, body any) (*Ack
 		// than the platform, so it does not prove the change was made
 		// (a create then has an unknown outcome). Within an object, a
 		// correlationId of another type does not undo the change.
-		var members map[string]json.RawMessage
+		var members struct {
+			CorrelationID json.RawMessage `json:"correlationId"`
+		}
 		if err := decodeObject(resp.body, &members); err != nil {
 			return nil, c.finalError(req, badResponse(req, resp.status, resp.header, err))
 		}
-		_ = json.Unmarshal(members["correlationId"], &ack.CorrelationID)
+		_ = json.Unmarshal(members.CorrelationID, &ack.CorrelationID)
 	}
 	if ack.CorrelationID == "" {
 		ack.CorrelationID = correlationIDFromHeader(resp.header)

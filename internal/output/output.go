@@ -45,11 +45,14 @@ type Options struct {
 	Terminal bool
 }
 
-// Printer writes a list of items. CSV, NDJSON and Plain rows are written
-// as they are added, so that long listings start at once; the other forms
-// need the whole list.
+// Printer writes a list of items. CSV, NDJSON, Plain and JSON (without
+// --jq or --template) are written as items are added, so that long
+// listings start at once and take no memory; the other forms need the
+// whole list. Streamed output is buffered and passed on at least every
+// 100 ms; Flush ends the output, Sync passes on what is buffered without
+// ending it (after an error, say).
 type Printer struct {
-	w       io.Writer
+	w       *streamWriter
 	format  Format
 	opts    Options
 	columns []string
@@ -57,17 +60,16 @@ type Printer struct {
 	tmpl    *template.Template
 
 	started bool
-	// items holds the JSON form of what Add kept, originals the values
-	// themselves (their JSON keeps the order of the struct's fields).
-	items     []any
-	originals []any
-	rows      [][]string
-	csv       *csv.Writer
+	// items holds the JSON form of what Add kept for a table, YAML, jq or
+	// a template, rows their table cells.
+	items []any
+	rows  [][]string
+	csv   *csv.Writer
 }
 
 // New returns a Printer for items whose table rows have the given columns.
 func New(w io.Writer, opts Options, columns ...string) (*Printer, error) {
-	p := &Printer{w: w, opts: opts, columns: columns}
+	p := &Printer{w: newStreamWriter(w), opts: opts, columns: columns}
 	switch f := Format(strings.ToLower(opts.Format)); f {
 	case "":
 		p.format = Plain
@@ -110,6 +112,8 @@ func (p *Printer) Add(v any, row ...string) error {
 			return json.NewEncoder(p.w).Encode(v)
 		case CSV, Plain:
 			return p.streamRow(row)
+		case JSON:
+			return p.streamJSON(v)
 		}
 	}
 	generic, err := toGeneric(v)
@@ -117,10 +121,33 @@ func (p *Printer) Add(v any, row ...string) error {
 		return err
 	}
 	p.items = append(p.items, generic)
-	p.originals = append(p.originals, v)
 	p.rows = append(p.rows, row)
 	return nil
 }
+
+// streamJSON writes v as the next item of an indented JSON array, the
+// same bytes as an encoder with a two-space indent writes for the whole
+// list.
+func (p *Printer) streamJSON(v any) error {
+	b, err := json.MarshalIndent(v, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	sep := ",\n  "
+	if !p.started {
+		sep = "[\n  "
+		p.started = true
+	}
+	if _, err := io.WriteString(p.w, sep); err != nil {
+		return err
+	}
+	_, err = p.w.Write(b)
+	return err
+}
+
+// Sync passes on what is buffered, without ending the output: what was
+// listed before an error still reaches the reader.
+func (p *Printer) Sync() error { return p.w.Flush() }
 
 func (p *Printer) streamRow(row []string) error {
 	if p.format == CSV {
@@ -179,9 +206,16 @@ func escapeRow(row []string) []string {
 	return out
 }
 
-// Flush writes what Add kept. A list with no items is written as an empty
-// list ([] in JSON), or, in a table, as its header.
+// Flush writes what Add kept and ends the output. A list with no items is
+// written as an empty list ([] in JSON), or, in a table, as its header.
 func (p *Printer) Flush() error {
+	if err := p.finish(); err != nil {
+		return err
+	}
+	return p.w.Flush()
+}
+
+func (p *Printer) finish() error {
 	switch {
 	case p.query != nil:
 		return p.runQuery(p.asList())
@@ -190,10 +224,11 @@ func (p *Printer) Flush() error {
 	}
 	switch p.format {
 	case JSON:
-		if p.originals == nil {
+		if !p.started {
 			return writeJSON(p.w, []any{})
 		}
-		return writeJSON(p.w, p.originals)
+		_, err := io.WriteString(p.w, "\n]\n")
+		return err
 	case YAML:
 		return yaml.NewEncoder(p.w).Encode(p.asList())
 	case Table:
@@ -216,6 +251,14 @@ func (p *Printer) asList() []any {
 // Single writes one value (not a list) in the chosen format; a table
 // shows it as one row.
 func (p *Printer) Single(v any, row ...string) error {
+	if err := p.single(v, row...); err != nil {
+		_ = p.w.Flush()
+		return err
+	}
+	return p.w.Flush()
+}
+
+func (p *Printer) single(v any, row ...string) error {
 	generic, err := toGeneric(v)
 	if err != nil {
 		return err

@@ -341,6 +341,7 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 			if p, err = f.Printer(columnsOf(v)...); err != nil {
 				return err
 			}
+			defer p.Sync() // what was listed before an error is written out
 		}
 		if err := p.Add(v, cells(v, columnsOf(v))...); err != nil {
 			return err

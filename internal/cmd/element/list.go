@@ -90,6 +90,7 @@ func runList(ctx context.Context, o *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	defer p.Sync() // what was listed before an error is written out
 	add := func(el sdk.WBSElement) error {
 		desc := ""
 		if el.Description != nil {

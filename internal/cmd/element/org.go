@@ -43,6 +43,7 @@ func runOrgList(ctx context.Context, o *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	defer p.Sync() // what was listed before an error is written out
 	add := func(l sdk.LinkedBusinessOrganization) error {
 		b := l.BusinessOrganization()
 		return p.Add(l, b.EntityType, b.Code)

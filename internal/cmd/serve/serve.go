@@ -35,6 +35,8 @@ type Options struct {
 	Next, Hits, EmptyList, PastEnd string
 	Faults                         []string
 	Seed                           int64
+	// Elements is how many generated elements the server starts with.
+	Elements int
 	// TLS serves https with a certificate made at start; TLSCAOut is
 	// where its PEM goes (default: a temporary file, removed on exit).
 	TLS      bool
@@ -107,6 +109,7 @@ probability, times. For instance:
 	f.StringVar(&opts.PastEnd, "past-end", "empty", "answer to a page past the end: empty, 404 or last (the last page again)")
 	f.StringArrayVar(&opts.Faults, "fault", nil, "fault rule to inject (repeatable; see above)")
 	f.Int64Var(&opts.Seed, "seed", 1, "seed of probabilistic faults")
+	f.IntVar(&opts.Elements, "elements", 0, "start with this many generated elements (E-0000001, E-0000002, …), to try lists on")
 	f.BoolVar(&opts.TLS, "tls", false, "serve https with a self-signed certificate made at start")
 	f.StringVar(&opts.TLSCAOut, "tls-ca-out", "", "with --tls: write the certificate's PEM to this `FILE` (for --ca-file)")
 	f.StringVar(&opts.TLSCert, "tls-cert", "", "serve https with the certificate (PEM) in this `FILE`; needs --tls-key")
@@ -149,7 +152,11 @@ func Run(ctx context.Context, opts *Options) error {
 	serverOpts = append(serverOpts,
 		wbstest.WithTokenLifetime(opts.TokenLifetime), wbstest.WithRateLimit(opts.RateLimit),
 		wbstest.WithMaxPageSize(opts.MaxPageSize), wbstest.WithSeed(opts.Seed), wbstest.WithLogger(logger))
+	if opts.Elements < 0 {
+		return &cmdutil.UsageError{Err: fmt.Errorf("--elements %d: want 0 or more", opts.Elements)}
+	}
 	srv := wbstest.New(serverOpts...)
+	populate(srv, opts.Elements)
 	tlsConfig, caFile, cleanup, err := tlsSetup(opts)
 	if err != nil {
 		return err
@@ -279,4 +286,22 @@ func ParseFault(spec string) (wbstest.FaultRule, error) {
 		return r, fmt.Errorf("--fault %q: status must be 400 to 599", spec)
 	}
 	return r, nil
+}
+
+// populate gives srv n generated elements, every third inactive and every
+// fifth without a description, in batches so that a million take little
+// more memory than the elements themselves.
+func populate(srv *wbstest.Server, n int) {
+	batch := make([]wbstest.Element, 0, min(n, 10000))
+	for i := 1; i <= n; i++ {
+		el := wbstest.Element{Code: fmt.Sprintf("E-%07d", i), IsActive: i%3 != 0}
+		if i%5 != 0 {
+			d := fmt.Sprintf("generated element %d", i)
+			el.Description = &d
+		}
+		if batch = append(batch, el); len(batch) == cap(batch) || i == n {
+			srv.Put(batch...)
+			batch = batch[:0]
+		}
+	}
 }

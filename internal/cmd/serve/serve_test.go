@@ -69,6 +69,40 @@ func TestServeGeneratesAndPrintsACredential(t *testing.T) {
 	}
 }
 
+func TestServeStartsWithGeneratedElements(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	opts := &Options{
+		IO: io, Addr: "127.0.0.1:0", Credentials: []string{"integrationhub-9=top-secret"},
+		TokenLifetime: time.Hour, OrgUpdate: "merge", MaxPageSize: 100, Elements: 25,
+		Ready: func(u string) { ready <- u },
+	}
+	go func() { done <- Run(ctx, opts) }()
+	c, err := sdk.NewClient(<-ready, sdk.WithCredentials("integrationhub-9", "top-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: 7}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes = append(codes, el.Code)
+		if el.Code == "E-0000005" && el.Description != nil || el.Code == "E-0000003" && el.IsActive {
+			t.Errorf("%+v: every fifth has no description, every third is inactive", el)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(codes) != 25 || codes[0] != "E-0000001" || codes[24] != "E-0000025" {
+		t.Fatalf("listed %v", codes)
+	}
+}
+
 func TestRunRejectsBadFlags(t *testing.T) {
 	io, _, _, _ := iostreams.Test()
 	for _, opts := range []*Options{

@@ -1,9 +1,12 @@
-// Command baseload is the baseline of scripts/bench: the least a loader of
-// WBS elements can do over plain net/http. It exchanges one token, then
-// creates elements B-000000 to B-(n-1) with c keep-alive connections, no
-// checks, no retries, and prints the seconds it took.
+// Command baseload is the baseline of scripts/bench: the least a client of
+// the WBS element interface can do over plain net/http. It exchanges one
+// token, then either creates elements B-000000 to B-(n-1) with c
+// keep-alive connections, or reads the element list page by page (pages
+// of size, up to the first short one) and discards the pages; no checks,
+// no retries. It prints the seconds it took.
 //
-//	go run ./internal/tools/baseload BASE_URL CLIENT_ID N C   (secret on stdin)
+//	go run ./internal/tools/baseload BASE_URL CLIENT_ID N C          (secret on stdin)
+//	go run ./internal/tools/baseload -list BASE_URL CLIENT_ID SIZE   (secret on stdin)
 package main
 
 import (
@@ -21,13 +24,21 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 5 {
-		fmt.Fprintln(os.Stderr, "usage: baseload BASE_URL CLIENT_ID N CONCURRENCY (secret on stdin)")
+	args := os.Args[1:]
+	list := len(args) > 0 && args[0] == "-list"
+	if list {
+		args = args[1:]
+	}
+	if len(args) != 4 && !(list && len(args) == 3) {
+		fmt.Fprintln(os.Stderr, "usage: baseload BASE_URL CLIENT_ID N CONCURRENCY | baseload -list BASE_URL CLIENT_ID PAGE_SIZE (secret on stdin)")
 		os.Exit(2)
 	}
-	base, clientID := strings.TrimRight(os.Args[1], "/"), os.Args[2]
-	n, _ := strconv.Atoi(os.Args[3])
-	c, _ := strconv.Atoi(os.Args[4])
+	base, clientID := strings.TrimRight(args[0], "/"), args[1]
+	n, _ := strconv.Atoi(args[2])
+	c := 1
+	if !list {
+		c, _ = strconv.Atoi(args[3])
+	}
 	secret, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = c
@@ -42,6 +53,15 @@ func main() {
 	var tok struct{ AccessToken string }
 	_ = json.NewDecoder(resp.Body).Decode(&tok)
 	resp.Body.Close()
+	if list {
+		readList(hc, base, tok.AccessToken, n)
+	} else {
+		create(hc, base, tok.AccessToken, n, c)
+	}
+	fmt.Printf("%.3f\n", time.Since(start).Seconds())
+}
+
+func create(hc *http.Client, base, token string, n, c int) {
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range c {
@@ -51,7 +71,7 @@ func main() {
 			for i := range next {
 				b, _ := json.Marshal(map[string]any{"wbsElementCode": fmt.Sprintf("B-%06d", i), "description": "baseline", "isActive": true})
 				req, _ := http.NewRequest("POST", base+"/v1/wbs-elements", bytes.NewReader(b))
-				req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+				req.Header.Set("Authorization", "Bearer "+token)
 				req.Header.Set("Content-Type", "application/json")
 				if resp, err := hc.Do(req); err == nil {
 					_, _ = io.Copy(io.Discard, resp.Body)
@@ -65,5 +85,35 @@ func main() {
 	}
 	close(next)
 	wg.Wait()
-	fmt.Printf("%.3f\n", time.Since(start).Seconds())
+}
+
+// readList reads pages 1, 2, … of size items until one holds fewer,
+// decoding each (as any client must, to count its items) and keeping none.
+func readList(hc *http.Client, base, token string, size int) {
+	for page := 1; ; page++ {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/v1/wbs-elements?pageNumber=%d&pageSize=%d", base, page, size), nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := hc.Do(req)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		var p struct {
+			Data []struct {
+				Code        string  `json:"wbsElementCode"`
+				Description *string `json:"description"`
+				IsActive    bool    `json:"isActive"`
+			} `json:"data"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&p)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if len(p.Data) < size {
+			return
+		}
+	}
 }
