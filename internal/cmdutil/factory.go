@@ -37,7 +37,8 @@ type Factory struct {
 	// Global holds the persistent flags of the root command.
 	Global GlobalOptions
 	// ClientOptions are added to every client (tests add a fast retry
-	// policy).
+	// policy). Commands add their own through Client's arguments, never
+	// here: the Factory is shared.
 	ClientOptions []sdk.Option
 	// Keyring is where profiles keep their secrets; nil means the OS
 	// keyring under WBSCTL_KEYRING_TIMEOUT (3 s by default).
@@ -102,9 +103,21 @@ func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 
 // Printer returns an output printer for the global output flags.
 func (f *Factory) Printer(columns ...string) (*output.Printer, error) {
+	return f.PrinterAs(f.Global.Output, columns...)
+}
+
+// StructuredOutput reports whether the global flags ask for structured
+// output (-o, --jq or --template) rather than the default for people.
+func (f *Factory) StructuredOutput() bool {
+	return f.Global.Output != "" || f.Global.JQ != "" || f.Global.Template != ""
+}
+
+// PrinterAs returns an output printer in format (a command's own --json,
+// say) and the other global output flags.
+func (f *Factory) PrinterAs(format string, columns ...string) (*output.Printer, error) {
 	g := f.Global
 	p, err := output.New(f.IO.Out, output.Options{
-		Format: g.Output, NoHeaders: g.NoHeaders, JQ: g.JQ, Template: g.Template, Terminal: f.IO.StdoutTTY,
+		Format: format, NoHeaders: g.NoHeaders, JQ: g.JQ, Template: g.Template, Terminal: f.IO.IsStdoutTTY(),
 	}, columns...)
 	if err != nil {
 		return nil, &UsageError{Err: err}
@@ -200,17 +213,19 @@ func (f *Factory) TokenCache() (*credentials.TokenFile, error) {
 	return &credentials.TokenFile{Path: filepath.Join(dir, "tokens.json")}, nil
 }
 
-// Client builds the SDK client from the resolved credentials.
-func (f *Factory) Client() (*sdk.Client, error) {
+// Client builds the SDK client from the resolved credentials, with a
+// command's own options (a limiter, say) after the global ones.
+func (f *Factory) Client(extra ...sdk.Option) (*sdk.Client, error) {
 	c, err := f.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	return f.ClientFor(c)
+	return f.ClientFor(c, extra...)
 }
 
-// ClientFor builds the SDK client for c.
-func (f *Factory) ClientFor(c *Credentials) (*sdk.Client, error) {
+// ClientFor builds the SDK client for c, with extra options after the
+// global ones.
+func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, error) {
 	if c.BaseURL == "" {
 		return nil, &AuthError{Err: fmt.Errorf("no base URL: run wbsctl auth login, or set --base-url or WBSCTL_BASE_URL")}
 	}
@@ -260,6 +275,7 @@ func (f *Factory) ClientFor(c *Credentials) (*sdk.Client, error) {
 	if f.Global.Debug || f.Getenv("WBSCTL_DEBUG") == "1" {
 		opts = append(opts, sdk.WithLogger(slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
+	opts = append(opts, extra...)
 	opts = append(opts, f.ClientOptions...)
 	return sdk.NewClient(c.BaseURL, opts...)
 }

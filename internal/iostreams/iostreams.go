@@ -25,6 +25,22 @@ type IOStreams struct {
 	NoColor bool
 }
 
+// IsStdoutTTY reports whether output goes to a terminal: a table rather
+// than tab-separated rows, colour unless NO_COLOR.
+func (s *IOStreams) IsStdoutTTY() bool { return s.StdoutTTY }
+
+// IsStderrTTY reports whether error output goes to a terminal: a progress
+// bar rather than progress lines, and hints for a person.
+func (s *IOStreams) IsStderrTTY() bool { return s.StderrTTY }
+
+// CanPrompt reports whether a question may be asked: it is written to
+// error output and answered on input, so both must be a terminal.
+func (s *IOStreams) CanPrompt() bool { return s.StdinTTY && s.StderrTTY }
+
+// ColorEnabled reports whether output may be coloured: a terminal, and no
+// NO_COLOR.
+func (s *IOStreams) ColorEnabled() bool { return s.StdoutTTY && !s.NoColor }
+
 // System returns the process's streams.
 func System() *IOStreams {
 	_, noColor := os.LookupEnv("NO_COLOR")

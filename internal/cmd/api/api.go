@@ -75,7 +75,7 @@ every command: 4 for 401 and 403, 3 for 404, 5 for 400, 1 otherwise.`,
   wbsctl api -X PUT /v1/wbs-elements/P-100 -F isActive=false -f description='Site works'
   wbsctl api -X POST /integration-hub-api/v1/flows/1234/execute --input payload.json
   wbsctl api /v1/orders -f status=open --include`,
-		Args:              cobra.ExactArgs(1),
+		Args:              cmdutil.ExactArgs(1),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
@@ -130,8 +130,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// The apply limiter: header-driven pauses and 429 handling, shared by
 	// every page.
-	f.ClientOptions = append(f.ClientOptions, sdk.WithLimiter(engine.NewLimiter(perMinute)))
-	c, err := f.Client()
+	c, err := f.Client(sdk.WithLimiter(engine.NewLimiter(perMinute)))
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ the same command again finishes the job.`,
   wbsctl apply -f nightly.csv --dry-run --out nightly.plan    # review it, then:
   wbsctl apply --plan nightly.plan
   wbsctl apply -f nightly.csv --state nightly.state         # re-applies at the cost of the list`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.check(); err != nil {
 				return err
@@ -136,8 +136,7 @@ func Run(ctx context.Context, o *Options) error {
 	limiter := engine.NewLimiter(perMinute)
 	// A bulk load retries a 500 of a safe request too: a few more attempts
 	// cost less than a failed record.
-	f.ClientOptions = append(f.ClientOptions, sdk.WithLimiter(limiter), sdk.WithServerErrorRetries())
-	c, err := f.Client()
+	c, err := f.Client(sdk.WithLimiter(limiter), sdk.WithServerErrorRetries())
 	if err != nil {
 		return err
 	}
@@ -211,7 +210,7 @@ func Run(ctx context.Context, o *Options) error {
 	var bar *progressbar.ProgressBar
 	switch {
 	case o.Quiet || total == 0:
-	case f.IO.StderrTTY:
+	case f.IO.IsStderrTTY():
 		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.IO.ErrOut),
 			progressbar.OptionSetDescription("applying"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
 			progressbar.OptionSetItsString("records"), progressbar.OptionSetPredictTime(true),
@@ -426,7 +425,7 @@ func printPlan(f *cmdutil.Factory, plan *engine.Plan, showUnchanged bool) error 
 			return err
 		}
 	default:
-		if err := engine.WritePlan(f.IO.Out, plan, engine.PlanView{Color: f.IO.StdoutTTY && !f.IO.NoColor, ShowUnchanged: showUnchanged}); err != nil {
+		if err := engine.WritePlan(f.IO.Out, plan, engine.PlanView{Color: f.IO.ColorEnabled(), ShowUnchanged: showUnchanged}); err != nil {
 			return err
 		}
 	}
@@ -436,7 +435,7 @@ func printPlan(f *cmdutil.Factory, plan *engine.Plan, showUnchanged bool) error 
 }
 
 func confirm(f *cmdutil.Factory, n int) (bool, error) {
-	if !f.IO.StdinTTY || !f.IO.StderrTTY {
+	if !f.IO.CanPrompt() {
 		return false, &cmdutil.UsageError{Err: fmt.Errorf("--prune would delete %d elements: confirm with --yes (no terminal to ask on)", n)}
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Delete %d elements the file does not name? [y/N] ", n)

@@ -23,7 +23,7 @@ applying an export changes nothing. It reads the element list and, for
 each element, its organizations.`,
 		Example: `  wbsctl export > elements.csv
   wbsctl export -o yaml > elements.yaml`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format := engine.FormatCSV
 			if f.Global.Output != "" {

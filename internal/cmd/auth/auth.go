@@ -52,7 +52,7 @@ environment variables instead, or --insecure-storage to keep the secret in
 a file of mode 0600.`,
 		Example: `  wbsctl auth login --base-url https://api.example.com --client-id integrationhub-1234
   printenv SECRET | wbsctl auth login --profile test --base-url http://127.0.0.1:8080 --client-id integrationhub-1 --with-secret-stdin`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := runF
 			if run == nil {
@@ -69,7 +69,7 @@ a file of mode 0600.`,
 func promptSecret(f *cmdutil.Factory) func() (string, error) {
 	return func() (string, error) {
 		file, ok := f.IO.In.(*os.File)
-		if !ok || !f.IO.StdinTTY {
+		if !ok || !f.IO.CanPrompt() {
 			return "", &cmdutil.UsageError{Err: errors.New("no terminal to prompt for the secret: use --with-secret-stdin")}
 		}
 		fmt.Fprint(f.IO.ErrOut, "Client secret: ")
@@ -168,7 +168,7 @@ func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the profile in use, where its secret is kept, and its cached token's validity",
-		Args:  cobra.NoArgs,
+		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := f.Resolve()
 			if err != nil {
@@ -184,8 +184,7 @@ func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
 				}
 			}
 			if asJSON || f.Global.Output == "json" {
-				f.Global.Output = "json"
-				p, err := f.Printer()
+				p, err := f.PrinterAs("json")
 				if err != nil {
 					return err
 				}
@@ -213,7 +212,7 @@ func NewCmdLogout(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "logout",
 		Short: "Remove the profile, its secret and its cached token",
-		Args:  cobra.NoArgs,
+		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, dir, err := f.Config()
 			if err != nil {
@@ -249,7 +248,7 @@ func NewCmdToken(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "token",
 		Short: "Print a valid access token, for scripts",
-		Args:  cobra.NoArgs,
+		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := f.Client()
 			if err != nil {

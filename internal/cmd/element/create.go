@@ -6,12 +6,19 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // CreateOptions are the inputs of `element create`.
 type CreateOptions struct {
-	F           *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Structured is whether -o, --jq or --template ask for structured
+	// output.
+	Structured  func() bool
 	Code        string
 	Description string
 	HasDesc     bool
@@ -22,13 +29,13 @@ type CreateOptions struct {
 
 // NewCmdCreate returns `wbsctl element create`.
 func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
-	opts := &CreateOptions{F: f}
+	opts := &CreateOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
 	cmd := &cobra.Command{
 		Use:   "create [CODE]",
 		Short: "Create a WBS element",
 		Example: `  wbsctl element create P-100.01 --description "Site preparation" --org company=1000
   wbsctl element create --from-file element.json`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cmdutil.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Code = args[0]
@@ -50,7 +57,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions)
 func runCreate(ctx context.Context, o *CreateOptions) error {
 	req := &sdk.CreateWBSElementRequest{Code: o.Code}
 	if o.FromFile != "" {
-		if err := readJSON(o.F, o.FromFile, req); err != nil {
+		if err := readJSON(o.IO.In, o.FromFile, req); err != nil {
 			return err
 		}
 	} else {
@@ -66,7 +73,7 @@ func runCreate(ctx context.Context, o *CreateOptions) error {
 		}
 		req.BusinessOrganizations = orgs
 	}
-	c, err := o.F.Client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
@@ -74,5 +81,5 @@ func runCreate(ctx context.Context, o *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	return printAck(o.F, "created", req.Code, ack)
+	return printAck(o.IO, o.Printer, o.Structured(), "created", req.Code, ack)
 }

@@ -5,24 +5,32 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // DeleteOptions are the inputs of `element delete`.
 type DeleteOptions struct {
-	F     *cmdutil.Factory
-	Codes []string
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Structured is whether -o, --jq or --template ask for structured
+	// output.
+	Structured func() bool
+	Codes      []string
 }
 
 // NewCmdDelete returns `wbsctl element delete`.
 func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
-	opts := &DeleteOptions{F: f}
+	opts := &DeleteOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
 	return &cobra.Command{
 		Use:               "delete CODE...",
 		ValidArgsFunction: f.CompleteCodes,
 		Short:             "Delete WBS elements",
 		Long: `Delete WBS elements. Every code is tried; when some fail and others succeed,
 wbsctl exits with 6 (partial failure).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cmdutil.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Codes = args
 			return pick(runF, runDelete)(cmd.Context(), opts)
@@ -31,7 +39,7 @@ wbsctl exits with 6 (partial failure).`,
 }
 
 func runDelete(ctx context.Context, o *DeleteOptions) error {
-	c, err := o.F.Client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
@@ -42,11 +50,11 @@ func runDelete(ctx context.Context, o *DeleteOptions) error {
 			if len(o.Codes) == 1 {
 				return err
 			}
-			cmdutil.PrintError(o.F.IO.ErrOut, err, false)
+			cmdutil.PrintError(o.IO.ErrOut, err, false)
 			failed = append(failed, err)
 			continue
 		}
-		if err := printAck(o.F, "deleted", code, ack); err != nil {
+		if err := printAck(o.IO, o.Printer, o.Structured(), "deleted", code, ack); err != nil {
 			return err
 		}
 	}

@@ -6,11 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -29,9 +32,9 @@ func NewCmdElement(f *cmdutil.Factory) *cobra.Command {
 
 // printAck writes the acknowledgement: a line for people on stderr, the
 // correlation id as data on stdout for scripts.
-func printAck(f *cmdutil.Factory, verb, code string, ack *sdk.Acknowledgement) error {
-	if f.Global.Output != "" || f.Global.JQ != "" || f.Global.Template != "" {
-		p, err := f.Printer("CODE", "CORRELATION ID")
+func printAck(streams *iostreams.IOStreams, printer func(...string) (*output.Printer, error), structured bool, verb, code string, ack *sdk.Acknowledgement) error {
+	if structured {
+		p, err := printer("CODE", "CORRELATION ID")
 		if err != nil {
 			return err
 		}
@@ -40,7 +43,7 @@ func printAck(f *cmdutil.Factory, verb, code string, ack *sdk.Acknowledgement) e
 			CorrelationID string `json:"correlationId"`
 		}{code, ack.CorrelationID}, code, ack.CorrelationID)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s %s (correlation id %s)\n", verb, strconv.Quote(code), ack.CorrelationID)
+	fmt.Fprintf(streams.ErrOut, "%s %s (correlation id %s)\n", verb, strconv.Quote(code), ack.CorrelationID)
 	return nil
 }
 
@@ -62,8 +65,8 @@ func parseOrgs(args []string) ([]sdk.BusinessOrganization, error) {
 	return out, nil
 }
 
-func readJSON(f *cmdutil.Factory, name string, v any) error {
-	raw, err := cmdutil.ReadFileOrStdin(f.IO.In, name, 1<<20)
+func readJSON(in io.Reader, name string, v any) error {
+	raw, err := cmdutil.ReadFileOrStdin(in, name, 1<<20)
 	if err != nil {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--from-file %s: %w", name, err)}
 	}

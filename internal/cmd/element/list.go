@@ -9,16 +9,23 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // ListOptions are the inputs of `element list` and `element org list`.
 type ListOptions struct {
-	F        *cmdutil.Factory
-	Code     string
-	Page     int
-	PageSize int
-	All      bool
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Structured is whether -o, --jq or --template ask for structured
+	// output.
+	Structured func() bool
+	Code       string
+	Page       int
+	PageSize   int
+	All        bool
 	// Limit reads pages until it has this many items; 0 is one page.
 	Limit    int
 	MaxPages int
@@ -61,14 +68,14 @@ func (o *ListOptions) listOptions() *sdk.ListOptions {
 
 // NewCmdList returns `wbsctl element list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{F: f}
+	opts := &ListOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List WBS elements",
 		Example: `  wbsctl element list --all -o csv > elements.csv
   wbsctl element list --all --jq '.[] | select(.isActive | not) | .wbsElementCode'`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.pageSizeSet = cmd.Flags().Changed("page-size")
 			if err := opts.check(); err != nil {
@@ -82,11 +89,11 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 }
 
 func runList(ctx context.Context, o *ListOptions) error {
-	c, err := o.F.Client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
-	p, err := o.F.Printer("CODE", "DESCRIPTION", "ACTIVE")
+	p, err := o.Printer("CODE", "DESCRIPTION", "ACTIVE")
 	if err != nil {
 		return err
 	}
@@ -126,8 +133,8 @@ func runList(ctx context.Context, o *ListOptions) error {
 	if err := p.Flush(); err != nil {
 		return err
 	}
-	if o.F.IO.StderrTTY && mayHaveMore(page, o.PageSize) {
-		fmt.Fprintf(o.F.IO.ErrOut, "showing page %d (%d elements); more may follow: --page %d, --limit N or --all\n", page.PageNumber, len(page.Data), page.PageNumber+1)
+	if o.IO.IsStderrTTY() && mayHaveMore(page, o.PageSize) {
+		fmt.Fprintf(o.IO.ErrOut, "showing page %d (%d elements); more may follow: --page %d, --limit N or --all\n", page.PageNumber, len(page.Data), page.PageNumber+1)
 	}
 	return nil
 }

@@ -10,17 +10,19 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // NewCmdOrgList returns `wbsctl element org list`.
 func NewCmdOrgList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{F: f}
+	opts := &ListOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
 	cmd := &cobra.Command{
 		Use:               "list CODE",
 		ValidArgsFunction: f.CompleteCodes,
 		Short:             "List the business organizations of a WBS element",
-		Args:              cobra.ExactArgs(1),
+		Args:              cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code = args[0]
 			opts.pageSizeSet = cmd.Flags().Changed("page-size")
@@ -35,11 +37,11 @@ func NewCmdOrgList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) 
 }
 
 func runOrgList(ctx context.Context, o *ListOptions) error {
-	c, err := o.F.Client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
-	p, err := o.F.Printer("TYPE", "CODE")
+	p, err := o.Printer("TYPE", "CODE")
 	if err != nil {
 		return err
 	}
@@ -101,20 +103,25 @@ func noLinksOrErr(ctx context.Context, c *sdk.Client, code string, err error) er
 
 // OrgRemoveOptions are the inputs of `element org remove`.
 type OrgRemoveOptions struct {
-	F    *cmdutil.Factory
-	Code string
-	Orgs []string
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Structured is whether -o, --jq or --template ask for structured
+	// output.
+	Structured func() bool
+	Code       string
+	Orgs       []string
 }
 
 // NewCmdOrgRemove returns `wbsctl element org remove`.
 func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOptions) error) *cobra.Command {
-	opts := &OrgRemoveOptions{F: f}
+	opts := &OrgRemoveOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
 	return &cobra.Command{
 		Use:               "remove CODE TYPE=CODE...",
 		ValidArgsFunction: completeLinks(f),
 		Short:             "Remove business organizations from a WBS element",
 		Example:           `  wbsctl element org remove P-100.01 company=1000 branch=B1`,
-		Args:              cobra.MinimumNArgs(2),
+		Args:              cmdutil.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code, opts.Orgs = args[0], args[1:]
 			return pick(runF, runOrgRemove)(cmd.Context(), opts)
@@ -159,7 +166,7 @@ func runOrgRemove(ctx context.Context, o *OrgRemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := o.F.Client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
@@ -167,5 +174,5 @@ func runOrgRemove(ctx context.Context, o *OrgRemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	return printAck(o.F, "removed organizations from", o.Code, ack)
+	return printAck(o.IO, o.Printer, o.Structured(), "removed organizations from", o.Code, ack)
 }

@@ -6,12 +6,19 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // UpdateOptions are the inputs of `element update`.
 type UpdateOptions struct {
-	F                *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Structured is whether -o, --jq or --template ask for structured
+	// output.
+	Structured       func() bool
 	Code             string
 	Description      string
 	HasDesc          bool
@@ -23,7 +30,7 @@ type UpdateOptions struct {
 
 // NewCmdUpdate returns `wbsctl element update`.
 func NewCmdUpdate(f *cmdutil.Factory, runF func(context.Context, *UpdateOptions) error) *cobra.Command {
-	opts := &UpdateOptions{F: f}
+	opts := &UpdateOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
 	cmd := &cobra.Command{
 		Use:               "update CODE",
 		ValidArgsFunction: f.CompleteCodes,
@@ -33,7 +40,7 @@ to the element's business organizations or replaces them depends on the
 platform.`,
 		Example: `  wbsctl element update P-100.01 --description "Site preparation, phase 2" --inactive
   wbsctl element update P-100.01 --clear-description`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code = args[0]
 			opts.HasDesc = cmd.Flags().Changed("description")
@@ -58,7 +65,7 @@ platform.`,
 func runUpdate(ctx context.Context, o *UpdateOptions) error {
 	req := &sdk.UpdateWBSElementRequest{}
 	if o.FromFile != "" {
-		if err := readJSON(o.F, o.FromFile, req); err != nil {
+		if err := readJSON(o.IO.In, o.FromFile, req); err != nil {
 			return err
 		}
 	}
@@ -84,7 +91,7 @@ func runUpdate(ctx context.Context, o *UpdateOptions) error {
 	if req.Description.IsZero() && req.IsActive.IsZero() && req.BusinessOrganizations.IsZero() {
 		return &cmdutil.UsageError{Err: errors.New("nothing to update: give --description, --clear-description, --active, --inactive, --org or --from-file")}
 	}
-	c, err := o.F.Client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
@@ -92,5 +99,5 @@ func runUpdate(ctx context.Context, o *UpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	return printAck(o.F, "updated", o.Code, ack)
+	return printAck(o.IO, o.Printer, o.Structured(), "updated", o.Code, ack)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -22,14 +24,19 @@ func NewCmdFlow(f *cmdutil.Factory) *cobra.Command {
 
 // ExecuteOptions are the inputs of `flow execute`.
 type ExecuteOptions struct {
-	F      *cmdutil.Factory
-	FlowID string
-	Data   string
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Structured is whether -o, --jq or --template ask for structured
+	// output.
+	Structured func() bool
+	FlowID     string
+	Data       string
 }
 
 // NewCmdExecute returns `wbsctl flow execute`.
 func NewCmdExecute(f *cmdutil.Factory, runF func(context.Context, *ExecuteOptions) error) *cobra.Command {
-	opts := &ExecuteOptions{F: f}
+	opts := &ExecuteOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
 	cmd := &cobra.Command{
 		Use:   "execute [FLOW_ID]",
 		Short: "Run an integration flow with a JSON input",
@@ -37,7 +44,7 @@ func NewCmdExecute(f *cmdutil.Factory, runF func(context.Context, *ExecuteOption
 (integrationhub-{flowId}); a token runs only its own integration.`,
 		Example: `  wbsctl flow execute --data @input.json
   echo '{"orderId": 7}' | wbsctl flow execute 1234 --data -`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cmdutil.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.FlowID = args[0]
@@ -58,7 +65,7 @@ func runExecute(ctx context.Context, o *ExecuteOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := o.F.Client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
@@ -76,12 +83,12 @@ func runExecute(ctx context.Context, o *ExecuteOptions) error {
 	if err := json.Unmarshal(out, &v); err != nil {
 		return err
 	}
-	p, err := o.F.Printer()
+	p, err := o.Printer()
 	if err != nil {
 		return err
 	}
-	if o.F.Global.Output == "" && o.F.Global.JQ == "" && o.F.Global.Template == "" {
-		_, err := fmt.Fprintln(o.F.IO.Out, string(out))
+	if !o.Structured() {
+		_, err := fmt.Fprintln(o.IO.Out, string(out))
 		return err
 	}
 	return p.Single(v)
@@ -94,9 +101,9 @@ func readData(o *ExecuteOptions) (json.RawMessage, error) {
 	case o.Data == "":
 		return nil, nil
 	case o.Data == "-":
-		raw, err = cmdutil.ReadFileOrStdin(o.F.IO.In, "-", 16<<20)
+		raw, err = cmdutil.ReadFileOrStdin(o.IO.In, "-", 16<<20)
 	case strings.HasPrefix(o.Data, "@"):
-		raw, err = cmdutil.ReadFileOrStdin(o.F.IO.In, o.Data[1:], 16<<20)
+		raw, err = cmdutil.ReadFileOrStdin(o.IO.In, o.Data[1:], 16<<20)
 	default:
 		raw = []byte(o.Data)
 	}

@@ -85,7 +85,7 @@ probability, times. For instance:
   wbsctl serve --addr :8443 --tls-cert server.crt --tls-key server.key
   wbsctl serve --tls --tls-ca-out ca.pem --client-ca clients-ca.pem   # mutual TLS
   wbsctl serve --credential integrationhub-1=s3cret --rate-limit 240 --org-update replace`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := runF
 			if run == nil {
