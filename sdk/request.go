@@ -1,0 +1,256 @@
+// The request loop: every call goes through send, which takes the token,
+// waits for the limiter, sends each attempt through resty and decides
+// retries.
+
+package sdk
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// request describes one call to the platform; send runs it with retries.
+type request struct {
+	op     string
+	method string
+	// url is an absolute URL on the client's own origin.
+	url  *url.URL
+	body []byte
+	// safe marks a request the platform may receive twice without harm:
+	// it is retried after any transport error or retryable status. A
+	// request that is not safe is retried only where it provably never
+	// reached the platform.
+	safe bool
+	// code is the element code, for errors.
+	code string
+	// noAuth skips the bearer token (the token exchange itself).
+	noAuth bool
+	// maxBody bounds the 2xx body that is read; zero is maxSuccessBody.
+	maxBody int64
+	// header and contentType are those of a RawRequest.
+	header      http.Header
+	contentType string
+}
+
+// response is a 2xx answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// send runs req: it fetches a token, paces, retries as RetryPolicy and the
+// request's safety allow, renews a rejected token once, and turns a non-2xx
+// answer into an *APIError.
+func (c *Client) send(ctx context.Context, req *request) (*response, error) {
+	if !c.sameOrigin(req.url) {
+		// Only the client's own platform ever sees its token.
+		return nil, fmt.Errorf("%s: refusing to send credentials to %s", req.op, req.url.Redacted())
+	}
+	renewed := false
+	for attempt := 1; ; attempt++ {
+		var tok Token
+		if !req.noAuth {
+			var err error
+			if tok, err = c.auth.token(ctx); err != nil {
+				return nil, fmt.Errorf("%s: %w", req.op, err)
+			}
+		}
+		if c.limiter != nil {
+			if err := c.limiter.Wait(ctx); err != nil {
+				return nil, fmt.Errorf("%s: %w", req.op, err)
+			}
+		}
+		resp, err := c.attempt(ctx, req, tok, attempt)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			// The caller gave up; say so rather than naming a symptom.
+			return nil, fmt.Errorf("%s: %w", req.op, context.Cause(ctx))
+		}
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth && !renewed && c.auth.renewable() {
+			// The platform rejected this token before acting on the
+			// request, so resending is safe even for a create.
+			renewed = true
+			c.auth.invalidate(tok)
+			attempt--
+			continue
+		}
+		wait, retry := c.retry.decide(req, err, attempt)
+		if !retry {
+			return nil, c.finalError(req, err)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s: %w", req.op, err)
+		}
+	}
+}
+
+// finalError wraps the error that ends a request; for a request that is not
+// safe to repeat, any failure that may have reached the platform becomes an
+// *OutcomeUnknownError.
+func (c *Client) finalError(req *request, err error) error {
+	if !req.safe && !req.noAuth && outcomeUnknown(err) {
+		return &OutcomeUnknownError{Op: req.op, Code: req.code, Err: err}
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", req.op, err)
+}
+
+// timedOut names the per-attempt timeout in err when that timeout, and not
+// the caller's context, ended the attempt.
+func (c *Client) timedOut(ctx, actx context.Context, err error) error {
+	if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no complete answer within %v (the per-attempt timeout): %w", c.timeout, err)
+	}
+	return err
+}
+
+// attempt sends req once.
+func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt int) (*response, error) {
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	r := c.rc.R().
+		SetContext(actx).
+		SetDoNotParseResponse(true).
+		SetHeader("User-Agent", c.userAgent).
+		SetHeader("Accept", "application/json, application/problem+json")
+	if tok.AccessToken != "" {
+		r.SetHeader("Authorization", "Bearer "+tok.AccessToken)
+	}
+	for k, vs := range req.header {
+		for _, v := range vs {
+			r.Header.Add(k, v)
+		}
+	}
+	if req.body != nil {
+		r.SetHeader("Content-Type", cmp.Or(req.contentType, "application/json")).SetBody(req.body)
+	}
+	start := c.now()
+	rr, err := r.Execute(req.method, req.url.String())
+	var hr *http.Response
+	if rr != nil {
+		hr = rr.RawResponse
+	}
+	if err != nil || hr == nil {
+		if err == nil {
+			err = errors.New("no response")
+		}
+		err = &transportError{err: c.timedOut(ctx, actx, c.redactErr(err))}
+		c.logAttempt(req, attempt, 0, "", c.now().Sub(start), err)
+		return nil, err
+	}
+	defer hr.Body.Close()
+	limit := cmp.Or(req.maxBody, maxSuccessBody)
+	if hr.StatusCode >= 300 {
+		limit = maxErrorBody
+	}
+	body, rerr := readBody(hr, limit+1)
+	rate := ParseRate(hr.Header, c.now())
+	if c.limiter != nil {
+		if o, ok := c.limiter.(ResponseObserver); ok {
+			o.ObserveResponse(ObservedResponse{Method: req.method, Path: req.url.Path, Status: hr.StatusCode, Rate: rate})
+		}
+	}
+	switch {
+	case hr.StatusCode >= 200 && hr.StatusCode < 300:
+		if rerr != nil {
+			err = &transportError{err: fmt.Errorf("reading the answer: %w", c.timedOut(ctx, actx, c.redactErr(rerr)))}
+		} else if int64(len(body)) > limit {
+			err = badResponse(req, hr.StatusCode, hr.Header, fmt.Errorf("the body is larger than %d bytes", limit))
+		}
+		c.logAttempt(req, attempt, hr.StatusCode, correlationIDFromHeader(hr.Header), c.now().Sub(start), err)
+		if err != nil {
+			return nil, err
+		}
+		return &response{status: hr.StatusCode, header: hr.Header, body: body}, nil
+	default:
+		apiErr := newAPIError(req.method, req.url.Path, hr.StatusCode, hr.Header, body, c.redact)
+		apiErr.tokenExchange = req.noAuth
+		apiErr.Rate = rate
+		apiErr.RetryAfter = rate.Wait(c.now())
+		c.logAttempt(req, attempt, hr.StatusCode, apiErr.CorrelationID, c.now().Sub(start), nil)
+		return nil, apiErr
+	}
+}
+
+func (c *Client) logAttempt(req *request, attempt, status int, correlationID string, d time.Duration, err error) {
+	if !c.logger.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("op", req.op),
+		slog.String("method", req.method),
+		slog.String("path", req.url.Path),
+		slog.Int("attempt", attempt),
+		slog.Int("status", status),
+		slog.Duration("duration", d),
+	}
+	if correlationID != "" {
+		attrs = append(attrs, slog.String("correlation_id", correlationID))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	c.logger.LogAttrs(context.Background(), slog.LevelDebug, "http attempt", attrs...)
+}
+
+// readBody reads at most n bytes of hr's body into a buffer sized by the
+// Content-Length, where the server sent one, so that a page is read
+// without growing and copying. Without one the buffer starts at 32 KiB:
+// net/http sends bodies of up to 4 KiB with a length, so a body without is
+// a larger one (a list page), which would otherwise grow from 512 bytes.
+func readBody(hr *http.Response, n int64) ([]byte, error) {
+	size := int64(32 << 10)
+	if hr.ContentLength >= 0 {
+		// One more byte than announced, so the end of the body is seen
+		// without growing the buffer.
+		size = hr.ContentLength + 1
+	}
+	var b bytes.Buffer
+	b.Grow(int(min(size, n)))
+	_, err := b.ReadFrom(io.LimitReader(hr.Body, n))
+	return b.Bytes(), err
+}
+
+// transportError is a failure below HTTP: the request may or may not have
+// reached the platform.
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// discardLogger silences resty's own logging: the SDK logs through slog.
+type discardLogger struct{}
+
+func (discardLogger) Errorf(string, ...any) {}
+func (discardLogger) Warnf(string, ...any)  {}
+func (discardLogger) Debugf(string, ...any) {}
