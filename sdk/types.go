@@ -27,9 +27,6 @@ type BusinessOrganization struct {
 	EntityType string `json:"entityType"`
 }
 
-// String renders the organization as TYPE=CODE, the notation the wbsctl
-// command line uses.
-func (o BusinessOrganization) String() string { return o.EntityType + "=" + o.Code }
 
 // LinkedBusinessOrganization is a business organization as returned by the
 // list of an element's links (spec 2.2, list responses), where both fields

@@ -78,7 +78,7 @@ func assertState(t *testing.T, srv *wbstest.Server, recs []Record) {
 			got = append(got, o.EntityType+"="+o.Code)
 		}
 		for _, o := range r.Organizations {
-			want = append(want, o.String())
+			want = append(want, o.EntityType+"="+o.Code)
 		}
 		sort.Strings(got)
 		sort.Strings(want)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -83,7 +84,7 @@ func (p *parser) csv(data []byte) []Record {
 				}
 				rec.IsActive = b
 			case "orgs":
-				orgs, err := ParseOrganizations(cell)
+				orgs, err := notation.Parse(cell)
 				if err != nil {
 					p.problem(Problem{Line: line, Code: rec.Code, Field: "businessOrganizations", Message: err.Error()})
 				}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -130,7 +131,7 @@ func quote(s *string) string {
 func orgList(sign string, orgs []sdk.BusinessOrganization) string {
 	parts := make([]string, len(orgs))
 	for i, o := range orgs {
-		parts[i] = sign + output.Escape(FormatOrganizations([]sdk.BusinessOrganization{o}))
+		parts[i] = sign + output.Escape(notation.FormatOne(o))
 	}
 	return strings.Join(parts, " ")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wbsctl/wbsctl/internal/notation"
 	"gopkg.in/yaml.v3"
 )
 
@@ -41,7 +42,7 @@ func Write(w io.Writer, f Format, records []Record) error {
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"wbsElementCode", "description", "isActive", "businessOrganizations"})
 		for i, r := range records {
-			_ = cw.Write([]string{r.Code, deref(r.Description), fmt.Sprint(*out[i].IsActive), FormatOrganizations(r.Organizations)})
+			_ = cw.Write([]string{r.Code, deref(r.Description), fmt.Sprint(*out[i].IsActive), notation.Format(r.Organizations)})
 		}
 		cw.Flush()
 		return cw.Error()

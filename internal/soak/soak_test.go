@@ -598,7 +598,7 @@ func matches(rec engine.Record, el wbstest.Element) bool {
 	}
 	want := make([]string, len(rec.Organizations))
 	for i, o := range rec.Organizations {
-		want[i] = o.String()
+		want[i] = o.EntityType + "=" + o.Code
 	}
 	have := make([]string, len(el.BusinessOrganizations))
 	for i, o := range el.BusinessOrganizations {

@@ -13,6 +13,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -53,7 +54,7 @@ func printAck(streams *iostreams.IOStreams, printer func(...string) (*output.Pri
 func parseOrgs(args []string) ([]sdk.BusinessOrganization, error) {
 	var out []sdk.BusinessOrganization
 	for _, a := range args {
-		orgs, err := engine.ParseOrganizations(a)
+		orgs, err := notation.Parse(a)
 		if err == nil && len(orgs) == 0 {
 			err = errors.New("want TYPE=CODE")
 		}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -152,7 +152,7 @@ func completeLinks(f *cmdutil.Factory) cobra.CompletionFunc {
 			if err != nil {
 				break
 			}
-			s := engine.FormatOrganizations([]sdk.BusinessOrganization{l.BusinessOrganization()})
+			s := notation.FormatOne(l.BusinessOrganization())
 			if strings.HasPrefix(s, prefix) && !given[s] {
 				out = append(out, s)
 			}

@@ -1,4 +1,8 @@
-package engine
+// Package notation is wbsctl's one-cell notation of business
+// organizations, TYPE=CODE pairs separated by ';', shared by the CSV cells
+// of apply and export, --org, the plan and completion. The SDK knows
+// nothing of it.
+package notation
 
 import (
 	"errors"
@@ -8,11 +12,11 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
-// ParseOrganizations reads the one-cell notation of organizations:
+// Parse reads the one-cell notation of organizations:
 // TYPE=CODE pairs separated by ';', with '\' escaping ';', '=' and '\'.
 // "company=1000;branch=B\;1" is company 1000 and branch "B;1". An empty
 // cell is an empty list.
-func ParseOrganizations(s string) ([]sdk.BusinessOrganization, error) {
+func Parse(s string) ([]sdk.BusinessOrganization, error) {
 	if strings.TrimSpace(s) == "" {
 		return []sdk.BusinessOrganization{}, nil
 	}
@@ -59,9 +63,8 @@ func ParseOrganizations(s string) ([]sdk.BusinessOrganization, error) {
 	return out, nil
 }
 
-// FormatOrganizations writes organizations in the notation
-// ParseOrganizations reads.
-func FormatOrganizations(orgs []sdk.BusinessOrganization) string {
+// Format writes organizations in the notation Parse reads.
+func Format(orgs []sdk.BusinessOrganization) string {
 	esc := strings.NewReplacer(`\`, `\\`, ";", `\;`, "=", `\=`)
 	parts := make([]string, len(orgs))
 	for i, o := range orgs {
@@ -69,3 +72,6 @@ func FormatOrganizations(orgs []sdk.BusinessOrganization) string {
 	}
 	return strings.Join(parts, ";")
 }
+
+// FormatOne writes one organization in the notation.
+func FormatOne(o sdk.BusinessOrganization) string { return Format([]sdk.BusinessOrganization{o}) }
