@@ -27,7 +27,6 @@ type BusinessOrganization struct {
 	EntityType string `json:"entityType"`
 }
 
-
 // LinkedBusinessOrganization is a business organization as returned by the
 // list of an element's links (spec 2.2, list responses), where both fields
 // may be null.

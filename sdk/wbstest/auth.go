@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
+	"time"
 )
 
 // claims are the members of the server's access tokens.
@@ -99,4 +101,35 @@ func (s *Server) checkSecret(id, secret string) bool {
 		ok |= idOK & secOK
 	}
 	return ok == 1
+}
+
+func (s *Server) token(w http.ResponseWriter, r *http.Request, corr string) {
+	var body struct {
+		ClientID     *string `json:"clientId"`
+		ClientSecret *string `json:"clientSecret"`
+	}
+	if !s.decode(w, r, corr, &body) {
+		return
+	}
+	var errs []fieldError
+	if body.ClientID == nil {
+		errs = append(errs, fieldError{"clientId", "is required"})
+	}
+	if body.ClientSecret == nil {
+		errs = append(errs, fieldError{"clientSecret", "is required"})
+	}
+	if len(errs) > 0 {
+		problem(w, r, corr, http.StatusBadRequest, "validation", "Bad Request", "clientId and clientSecret are required", errs)
+		return
+	}
+	if !s.checkSecret(*body.ClientID, *body.ClientSecret) {
+		problem(w, r, corr, http.StatusUnauthorized, "unauthorized", "Unauthorized", "the client id or secret is wrong", nil)
+		return
+	}
+	s.mu.Lock()
+	s.stats.TokenExchanges++
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"accessToken": s.sign(*body.ClientID), "expiresIn": int(s.lifetime / time.Second), "tokenType": "Bearer",
+	})
 }

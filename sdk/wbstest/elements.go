@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -17,108 +15,6 @@ const (
 	maxCodeLength        = 30
 	maxDescriptionLength = 100
 )
-
-// handle runs the faults, authentication and rate limit of a routed
-// request, then the operation.
-func (s *Server) handle(w *statusRecorder, r *http.Request, op Operation, code, corr string, entry *JournalEntry) {
-	s.mu.Lock()
-	f := s.pickFault(op, r.Method)
-	s.mu.Unlock()
-	if f != nil {
-		entry.Fault = f.Kind
-		switch f.Kind {
-		case FaultLatency:
-			t := time.NewTimer(f.Latency)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
-		case FaultStatus:
-			writeStatusFault(w, r, corr, f)
-			return
-		case FaultReset:
-			abort(w)
-			return
-		case FaultDropAfterCommit:
-			// Act on the request into a recorder, then drop the answer.
-			s.serve(httptest.NewRecorder(), r, op, code, corr, entry)
-			abort(w)
-			return
-		}
-	}
-	s.serve(w, r, op, code, corr, entry)
-}
-
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Operation, code, corr string, entry *JournalEntry) {
-	if op == OpToken {
-		s.token(w, r, corr)
-		return
-	}
-	auth := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || tok == "" {
-		problem(w, r, corr, http.StatusUnauthorized, "unauthorized", "Unauthorized", "a bearer token is required", nil)
-		return
-	}
-	c, err := s.verify(tok)
-	if err != nil {
-		problem(w, r, corr, http.StatusUnauthorized, "unauthorized", "Unauthorized", err.Error(), nil)
-		return
-	}
-	entry.ClientID = c.Sub
-	if s.rateLimited(w, c.Sub) {
-		return
-	}
-	switch op {
-	case OpCreate:
-		s.create(w, r, corr)
-	case OpList:
-		s.list(w, r, corr)
-	case OpUpdate:
-		s.update(w, r, code, corr)
-	case OpDelete:
-		s.delete(w, r, code, corr)
-	case OpDeleteLinks:
-		s.deleteLinks(w, r, code, corr)
-	case OpListLinks:
-		s.listLinks(w, r, code, corr)
-	case OpExecute:
-		s.execute(w, r, code, c, corr)
-	}
-}
-
-func (s *Server) token(w http.ResponseWriter, r *http.Request, corr string) {
-	var body struct {
-		ClientID     *string `json:"clientId"`
-		ClientSecret *string `json:"clientSecret"`
-	}
-	if !s.decode(w, r, corr, &body) {
-		return
-	}
-	var errs []fieldError
-	if body.ClientID == nil {
-		errs = append(errs, fieldError{"clientId", "is required"})
-	}
-	if body.ClientSecret == nil {
-		errs = append(errs, fieldError{"clientSecret", "is required"})
-	}
-	if len(errs) > 0 {
-		problem(w, r, corr, http.StatusBadRequest, "validation", "Bad Request", "clientId and clientSecret are required", errs)
-		return
-	}
-	if !s.checkSecret(*body.ClientID, *body.ClientSecret) {
-		problem(w, r, corr, http.StatusUnauthorized, "unauthorized", "Unauthorized", "the client id or secret is wrong", nil)
-		return
-	}
-	s.mu.Lock()
-	s.stats.TokenExchanges++
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{
-		"accessToken": s.sign(*body.ClientID), "expiresIn": int(s.lifetime / time.Second), "tokenType": "Bearer",
-	})
-}
 
 // orgBody is a business organization in a request; pointers tell a
 // missing or null member from an empty one.

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 )
@@ -87,80 +85,6 @@ type Stats struct {
 	RateLimited int
 }
 
-// Option configures a Server.
-type Option func(*Server)
-
-// WithCredential adds a credential the token endpoint accepts. Without
-// one, the server makes one up (see Server.ClientID).
-func WithCredential(clientID, secret string) Option {
-	return func(s *Server) { s.creds = append(s.creds, credential{clientID, secret}) }
-}
-
-// WithTokenLifetime sets how long issued tokens are valid; default 1 h.
-func WithTokenLifetime(d time.Duration) Option { return func(s *Server) { s.lifetime = d } }
-
-// WithClock replaces time.Now for token expiry and the rate limit.
-func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
-
-// WithOrgUpdateMode sets what an update's businessOrganizations does.
-func WithOrgUpdateMode(m OrgUpdateMode) Option { return func(s *Server) { s.orgMode = m } }
-
-// WithMaxPageSize sets the largest page size the server answers; default
-// 100. A larger pageSize is served at this size, silently, as a platform
-// that caps its pages does.
-func WithMaxPageSize(n int) Option { return func(s *Server) { s.maxPageSize = n } }
-
-// WithRateLimit answers 429 beyond perMinute requests per minute and
-// client id; 0 (the default) is no limit.
-func WithRateLimit(perMinute int) Option { return func(s *Server) { s.rateLimit = perMinute } }
-
-// WithFaults adds fault rules; see FaultRule.
-func WithFaults(rules ...FaultRule) Option {
-	return func(s *Server) { s.faults = append(s.faults, newFaults(rules)...) }
-}
-
-// WithSeed seeds the random choices of probabilistic faults.
-func WithSeed(seed int64) Option { return func(s *Server) { s.seed = uint64(seed) } }
-
-// WithMaxBodyBytes bounds request bodies; default 1 MiB.
-func WithMaxBodyBytes(n int64) Option { return func(s *Server) { s.maxBody = n } }
-
-// Timeouts bound how long a server from HTTPServer waits on a client, so
-// that a slow or stalled one is cut off; a zero field keeps its default.
-type Timeouts struct {
-	// ReadHeader bounds reading a request's line and headers; default 5 s.
-	ReadHeader time.Duration
-	// Read bounds reading a whole request, body included; default 30 s.
-	Read time.Duration
-	// Write bounds writing an answer, from the end of the headers; default 60 s.
-	Write time.Duration
-	// Idle bounds a kept-alive connection between requests; default 2 min.
-	Idle time.Duration
-}
-
-var defaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Write: 60 * time.Second, Idle: 2 * time.Minute}
-
-// WithTimeouts sets the timeouts of the servers HTTPServer returns.
-func WithTimeouts(t Timeouts) Option {
-	return func(s *Server) {
-		for _, f := range []struct {
-			dst *time.Duration
-			v   time.Duration
-		}{
-			{&s.timeouts.ReadHeader, t.ReadHeader}, {&s.timeouts.Read, t.Read}, {&s.timeouts.Write, t.Write}, {&s.timeouts.Idle, t.Idle},
-		} {
-			if f.v > 0 {
-				*f.dst = f.v
-			}
-		}
-	}
-}
-
-// WithLogger logs one line per request; never a header or a body.
-func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.logger = l } }
-
-type credential struct{ id, secret string }
-
 // Server is an in-process, stateful fake of the platform. It is an
 // http.Handler; NewServer also starts it on loopback.
 type Server struct {
@@ -193,6 +117,7 @@ type Server struct {
 	journal  []JournalEntry
 	stats    Stats
 	faults   []*fault
+	mux      *http.ServeMux
 	// generation advances with ExpireTokens; older tokens are refused.
 	generation int
 	windows    map[string]*window
@@ -215,6 +140,7 @@ func New(opts ...Option) *Server {
 	}
 	s.ClientID, s.ClientSecret = s.creds[0].id, s.creds[0].secret
 	s.rng = newRandSource(s.seed)
+	s.mux = s.newMux()
 	s.stats = Stats{Requests: map[Operation]int{}, Faults: map[FaultKind]int{}}
 	return s
 }
@@ -365,72 +291,6 @@ func (s *Server) ClearFaults() {
 	s.faults = nil
 }
 
-// ServeHTTP answers one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w}
-	corr := newCorrelationID()
-	rec.Header().Set("X-Correlation-Id", corr)
-	op, code, ok := route(r)
-	entry := JournalEntry{Time: s.now(), Method: r.Method, Path: r.URL.Path, RawPath: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Operation: op, CorrelationID: corr}
-	if op != "" {
-		// Counted before answering, so that a client never sees its
-		// answer before the count.
-		s.mu.Lock()
-		s.stats.Requests[op]++
-		s.mu.Unlock()
-	}
-	defer func() {
-		entry.Status = rec.status
-		s.mu.Lock()
-		s.journal = append(s.journal, entry)
-		s.mu.Unlock()
-		if s.logger != nil {
-			s.logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start), "fault", string(entry.Fault))
-		}
-	}()
-	if !ok {
-		problem(rec, r, corr, http.StatusNotFound, "not-found", "Not Found", "no such endpoint: "+r.Method+" "+r.URL.Path, nil)
-		return
-	}
-	s.handle(rec, r, op, code, corr, &entry)
-}
-
-// route maps a request to its operation and, where the path has one, the
-// element code (URL-decoded, so %2F in a code is a slash of the code).
-func route(r *http.Request) (Operation, string, bool) {
-	p := r.URL.EscapedPath()
-	switch {
-	case p == "/v1/auth/tokens" && r.Method == http.MethodPost:
-		return OpToken, "", true
-	case p == "/v1/wbs-elements" && r.Method == http.MethodPost:
-		return OpCreate, "", true
-	case p == "/v1/wbs-elements" && r.Method == http.MethodGet:
-		return OpList, "", true
-	case strings.HasPrefix(p, "/integration-hub-api/v1/flows/") && strings.HasSuffix(p, "/execute") && r.Method == http.MethodPost:
-		id, ok := unescape(strings.TrimSuffix(strings.TrimPrefix(p, "/integration-hub-api/v1/flows/"), "/execute"))
-		return OpExecute, id, ok && id != "" && !strings.Contains(id, "/")
-	case strings.HasPrefix(p, "/v1/wbs-elements/"):
-		rest := strings.TrimPrefix(p, "/v1/wbs-elements/")
-		seg := strings.Split(rest, "/")
-		code, ok := unescape(seg[0])
-		if !ok || code == "" {
-			return "", "", false
-		}
-		switch {
-		case len(seg) == 1 && r.Method == http.MethodPut:
-			return OpUpdate, code, true
-		case len(seg) == 1 && r.Method == http.MethodDelete:
-			return OpDelete, code, true
-		case len(seg) == 2 && seg[1] == "business-organizations" && r.Method == http.MethodGet:
-			return OpListLinks, code, true
-		case len(seg) == 3 && seg[1] == "business-organizations" && seg[2] == "delete" && r.Method == http.MethodPost:
-			return OpDeleteLinks, code, true
-		}
-	}
-	return "", "", false
-}
-
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
@@ -462,10 +322,4 @@ func randomBytes(n int) []byte {
 func newCorrelationID() string {
 	b := randomBytes(16)
 	return hex.EncodeToString(b[:4]) + "-" + hex.EncodeToString(b[4:6]) + "-" + hex.EncodeToString(b[6:8]) + "-" + hex.EncodeToString(b[8:10]) + "-" + hex.EncodeToString(b[10:])
-}
-
-// unescape decodes one escaped path segment.
-func unescape(seg string) (string, bool) {
-	s, err := url.PathUnescape(seg)
-	return s, err == nil
 }
