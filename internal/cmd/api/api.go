@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -28,7 +29,11 @@ const maxBody = 16 << 20
 
 // Options are the inputs of `wbsctl api`.
 type Options struct {
-	F         *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Global are the global flags, read once they are parsed.
+	Global    *cmdutil.GlobalOptions
 	Path      string
 	Method    string
 	Headers   []string
@@ -46,7 +51,7 @@ type Options struct {
 
 // NewCmdAPI returns `wbsctl api`.
 func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{F: f}
+	opts := &Options{IO: f.IO, Client: f.Client, Printer: f.Printer, Global: &f.Global}
 	cmd := &cobra.Command{
 		Use:   "api PATH",
 		Short: "Make a request to any interface of the platform",
@@ -112,7 +117,6 @@ every command: 4 for 401 and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 
 // Run makes the request and writes the answer.
 func Run(ctx context.Context, o *Options) error {
-	f := o.F
 	perMinute, err := engine.ParseRate(o.Rate)
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
@@ -130,7 +134,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// The apply limiter: header-driven pauses and 429 handling, shared by
 	// every page.
-	c, err := f.Client(sdk.WithLimiter(engine.NewLimiter(perMinute)))
+	c, err := o.Client(sdk.WithLimiter(engine.NewLimiter(perMinute)))
 	if err != nil {
 		return err
 	}
@@ -145,11 +149,11 @@ func Run(ctx context.Context, o *Options) error {
 		return nil
 	}
 	if o.Include {
-		writeHead(f.IO.Out, resp)
+		writeHead(o.IO.Out, resp)
 	}
-	g := f.Global
+	g := *o.Global
 	if g.Output == "" && g.JQ == "" && g.Template == "" {
-		_, err := f.IO.Out.Write(resp.Body)
+		_, err := o.IO.Out.Write(resp.Body)
 		return err
 	}
 	var doc any
@@ -158,10 +162,10 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if env, ok := doc.(map[string]any); ok && g.Output != "" {
 		if items, ok := env["data"].([]any); ok {
-			return writeItems(f, items)
+			return writeItems(o, items)
 		}
 	}
-	p, err := f.Printer()
+	p, err := o.Printer()
 	if err != nil {
 		return err
 	}
@@ -171,7 +175,7 @@ func Run(ctx context.Context, o *Options) error {
 // body makes the request's body, or its query for a GET or HEAD.
 func (o *Options) body(req *sdk.RawRequest) error {
 	if o.Input != "" {
-		b, err := cmdutil.ReadFileOrStdin(o.F.IO.In, o.Input, maxBody)
+		b, err := cmdutil.ReadFileOrStdin(o.IO.In, o.Input, maxBody)
 		if err != nil {
 			return &cmdutil.UsageError{Err: fmt.Errorf("--input: %w", err)}
 		}
@@ -199,12 +203,12 @@ func (o *Options) body(req *sdk.RawRequest) error {
 	}
 	body := map[string]any{}
 	for _, kv := range o.RawFields {
-		if err := setField(body, kv, false, o.F.IO.In); err != nil {
+		if err := setField(body, kv, false, o.IO.In); err != nil {
 			return err
 		}
 	}
 	for _, kv := range o.Fields {
-		if err := setField(body, kv, true, o.F.IO.In); err != nil {
+		if err := setField(body, kv, true, o.IO.In); err != nil {
 			return err
 		}
 	}
@@ -295,8 +299,7 @@ func typedValue(raw string, stdin io.Reader) (any, error) {
 
 // paginate streams the items of every page, or gathers them with --slurp.
 func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawRequest) error {
-	f := o.F
-	g := f.Global
+	g := *o.Global
 	pages := c.DoPages(ctx, req, &sdk.ListOptions{PageSize: o.PageSize, MaxPages: engine.DefaultMaxPages})
 	if o.Slurp || g.JQ != "" || g.Template != "" || g.Output == "json" || g.Output == "yaml" || g.Output == "table" {
 		var items []any
@@ -312,12 +315,12 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 			return nil
 		}
 		if g.Output != "" && g.Output != "json" || g.JQ != "" || g.Template != "" {
-			return writeItems(f, items)
+			return writeItems(o, items)
 		}
 		if items == nil {
 			items = []any{}
 		}
-		enc := json.NewEncoder(f.IO.Out)
+		enc := json.NewEncoder(o.IO.Out)
 		return enc.Encode(items)
 	}
 	var p *output.Printer
@@ -329,7 +332,7 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 			continue
 		}
 		if g.Output == "" || g.Output == "ndjson" {
-			if _, err := fmt.Fprintf(f.IO.Out, "%s\n", compact(raw)); err != nil {
+			if _, err := fmt.Fprintf(o.IO.Out, "%s\n", compact(raw)); err != nil {
 				return err
 			}
 			continue
@@ -337,7 +340,7 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 		var v any
 		_ = json.Unmarshal(raw, &v)
 		if p == nil {
-			if p, err = f.Printer(columnsOf(v)...); err != nil {
+			if p, err = o.Printer(columnsOf(v)...); err != nil {
 				return err
 			}
 			defer p.Sync() // what was listed before an error is written out
@@ -354,12 +357,12 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 
 // writeItems writes list items in the -o format, the columns of a table
 // being the members of the first item.
-func writeItems(f *cmdutil.Factory, items []any) error {
+func writeItems(o *Options, items []any) error {
 	var cols []string
 	if len(items) > 0 {
 		cols = columnsOf(items[0])
 	}
-	p, err := f.Printer(cols...)
+	p, err := o.Printer(cols...)
 	if err != nil {
 		return err
 	}

@@ -21,12 +21,18 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // Options are the inputs of `wbsctl apply`.
 type Options struct {
-	F                *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Global are the global flags, read once they are parsed.
+	Global           *cmdutil.GlobalOptions
 	File             string
 	Format           string
 	DryRun           bool
@@ -51,7 +57,7 @@ type Options struct {
 
 // NewCmdApply returns `wbsctl apply`.
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{F: f}
+	opts := &Options{IO: f.IO, Client: f.Client, Printer: f.Printer, Global: &f.Global}
 	cmd := &cobra.Command{
 		Use:   "apply (-f FILE | --plan PLAN)",
 		Short: "Make the platform hold the WBS elements of a file",
@@ -117,7 +123,6 @@ the same command again finishes the job.`,
 
 // Run carries out `wbsctl apply`.
 func Run(ctx context.Context, o *Options) error {
-	f := o.F
 	start := time.Now() // the whole run: the plan's reads count too
 	if err := o.check(); err != nil {
 		return err
@@ -128,7 +133,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	parsed, digest := &engine.File{}, ""
 	if o.Plan == "" {
-		if parsed, digest, err = readFile(f, o); err != nil {
+		if parsed, digest, err = readFile(o); err != nil {
 			return err
 		}
 	}
@@ -136,7 +141,7 @@ func Run(ctx context.Context, o *Options) error {
 	limiter := engine.NewLimiter(perMinute)
 	// A bulk load retries a 500 of a safe request too: a few more attempts
 	// cost less than a failed record.
-	c, err := f.Client(sdk.WithLimiter(limiter), sdk.WithServerErrorRetries())
+	c, err := o.Client(sdk.WithLimiter(limiter), sdk.WithServerErrorRetries())
 	if err != nil {
 		return err
 	}
@@ -176,7 +181,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	if o.DryRun {
-		if err := printPlan(f, plan, o.ShowUnchanged); err != nil {
+		if err := printPlan(o, plan, o.ShowUnchanged); err != nil {
 			return err
 		}
 		if o.Out != "" {
@@ -184,7 +189,7 @@ func Run(ctx context.Context, o *Options) error {
 			if err := saved.Write(o.Out); err != nil {
 				return fmt.Errorf("writing the plan: %w", err)
 			}
-			fmt.Fprintf(f.IO.ErrOut, "plan saved to %s: wbsctl apply --plan %s carries it out\n", o.Out, o.Out)
+			fmt.Fprintf(o.IO.ErrOut, "plan saved to %s: wbsctl apply --plan %s carries it out\n", o.Out, o.Out)
 		}
 		if o.DetailedExitcode && plan.Pending() {
 			return errPending
@@ -194,7 +199,7 @@ func Run(ctx context.Context, o *Options) error {
 	// The deletes of a saved plan were reviewed with it.
 	allowPrune := (o.Prune && o.Yes) || o.Plan != ""
 	if o.Prune && !o.Yes && plan.Counts()[engine.ActionDelete] > 0 {
-		if allowPrune, err = confirm(f, plan.Counts()[engine.ActionDelete]); err != nil {
+		if allowPrune, err = confirm(o, plan.Counts()[engine.ActionDelete]); err != nil {
 			return err
 		}
 	}
@@ -210,13 +215,13 @@ func Run(ctx context.Context, o *Options) error {
 	var bar *progressbar.ProgressBar
 	switch {
 	case o.Quiet || total == 0:
-	case f.IO.IsStderrTTY():
-		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.IO.ErrOut),
+	case o.IO.IsStderrTTY():
+		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(o.IO.ErrOut),
 			progressbar.OptionSetDescription("applying"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
 			progressbar.OptionSetItsString("records"), progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 	default:
-		go progress(f, total, &done, &failed, progressDone)
+		go progress(o, total, &done, &failed, progressDone)
 	}
 	if state != nil {
 		// Before any write, so that an interrupted run leaves no entry
@@ -248,7 +253,7 @@ func Run(ctx context.Context, o *Options) error {
 	if state != nil {
 		state.Finish(plan, results)
 		if err := state.Save(o.State); err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "error: writing the state: %v; run with --refresh next time\n", err)
+			fmt.Fprintf(o.IO.ErrOut, "error: writing the state: %v; run with --refresh next time\n", err)
 		}
 	}
 	sum := engine.Summarize(results)
@@ -261,7 +266,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	for _, r := range results {
 		if r.Status == engine.StatusFailed {
-			fmt.Fprintf(f.IO.ErrOut, "line %d (code %q): %s failed: %s\n", r.Line, r.Code, r.Action, r.Detail)
+			fmt.Fprintf(o.IO.ErrOut, "line %d (code %q): %s failed: %s\n", r.Line, r.Code, r.Action, r.Detail)
 		}
 	}
 	if o.Report != "" {
@@ -269,7 +274,7 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s in %s\n", sum, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(o.IO.ErrOut, "%s in %s\n", sum, time.Since(start).Round(time.Millisecond))
 	switch {
 	case sum.Interrupted:
 		return fmt.Errorf("%w: run the same command again to finish", cmdutil.ErrInterrupted)
@@ -308,12 +313,12 @@ func (o *Options) check() error {
 }
 
 // readFile reads and checks the file of -f, and returns its digest.
-func readFile(f *cmdutil.Factory, o *Options) (*engine.File, string, error) {
+func readFile(o *Options) (*engine.File, string, error) {
 	format, err := engine.DetectFormat(o.File, o.Format)
 	if err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	data, err := cmdutil.ReadFileOrStdin(f.IO.In, o.File, engine.MaxFileBytes)
+	data, err := cmdutil.ReadFileOrStdin(o.IO.In, o.File, engine.MaxFileBytes)
 	if err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
@@ -322,7 +327,7 @@ func readFile(f *cmdutil.Factory, o *Options) (*engine.File, string, error) {
 		return nil, "", err
 	}
 	for _, p := range parsed.Problems {
-		fmt.Fprintln(f.IO.ErrOut, p.String())
+		fmt.Fprintln(o.IO.ErrOut, p.String())
 	}
 	if len(parsed.Problems) > 0 && !o.SkipInvalid {
 		return nil, "", fmt.Errorf("%s: %d problems, nothing was sent: %w", o.File, len(parsed.Problems), sdk.ErrValidation)
@@ -401,12 +406,12 @@ func untilStopped(ctx context.Context, stop <-chan struct{}) (context.Context, f
 // found changes.
 var errPending = &cmdutil.PendingError{}
 
-func printPlan(f *cmdutil.Factory, plan *engine.Plan, showUnchanged bool) error {
-	g := f.Global
+func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
+	g := *o.Global
 	switch {
 	case g.Output == "ndjson" && g.JQ == "" && g.Template == "":
 		// One step a line, then the summary.
-		enc := json.NewEncoder(f.IO.Out)
+		enc := json.NewEncoder(o.IO.Out)
 		doc := plan.Document(showUnchanged)
 		for _, ch := range doc.Changes {
 			if err := enc.Encode(ch); err != nil {
@@ -417,7 +422,7 @@ func printPlan(f *cmdutil.Factory, plan *engine.Plan, showUnchanged bool) error 
 			return err
 		}
 	case g.Output != "" || g.JQ != "" || g.Template != "":
-		p, err := f.Printer()
+		p, err := o.Printer()
 		if err != nil {
 			return err
 		}
@@ -425,26 +430,26 @@ func printPlan(f *cmdutil.Factory, plan *engine.Plan, showUnchanged bool) error 
 			return err
 		}
 	default:
-		if err := engine.WritePlan(f.IO.Out, plan, engine.PlanView{Color: f.IO.ColorEnabled(), ShowUnchanged: showUnchanged}); err != nil {
+		if err := engine.WritePlan(o.IO.Out, plan, engine.PlanView{Color: o.IO.ColorEnabled(), ShowUnchanged: showUnchanged}); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(f.IO.ErrOut, "plan: %d to create, %d to update, %d unchanged, %d to delete\n",
+	fmt.Fprintf(o.IO.ErrOut, "plan: %d to create, %d to update, %d unchanged, %d to delete\n",
 		plan.Counts()[engine.ActionCreate], plan.Counts()[engine.ActionUpdate], plan.Counts()[engine.ActionUnchanged], plan.Counts()[engine.ActionDelete])
 	return nil
 }
 
-func confirm(f *cmdutil.Factory, n int) (bool, error) {
-	if !f.IO.CanPrompt() {
+func confirm(o *Options, n int) (bool, error) {
+	if !o.IO.CanPrompt() {
 		return false, &cmdutil.UsageError{Err: fmt.Errorf("--prune would delete %d elements: confirm with --yes (no terminal to ask on)", n)}
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Delete %d elements the file does not name? [y/N] ", n)
-	line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
+	fmt.Fprintf(o.IO.ErrOut, "Delete %d elements the file does not name? [y/N] ", n)
+	line, _ := bufio.NewReader(o.IO.In).ReadString('\n')
 	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes"), nil
 }
 
 // progress prints a line every few seconds on stderr until done closes.
-func progress(f *cmdutil.Factory, total int, done, failed *atomic.Int64, stop <-chan struct{}) {
+func progress(o *Options, total int, done, failed *atomic.Int64, stop <-chan struct{}) {
 	start := time.Now()
 	tick := time.NewTicker(3 * time.Second)
 	defer tick.Stop()
@@ -459,7 +464,7 @@ func progress(f *cmdutil.Factory, total int, done, failed *atomic.Int64, stop <-
 			if rate > 0 {
 				eta = (time.Duration(float64(int64(total)-n)/rate) * time.Second).Round(time.Second).String()
 			}
-			fmt.Fprintf(f.IO.ErrOut, "progress: %d/%d done, %d failed, %.1f/s, about %s left\n", n, total, failed.Load(), rate, eta)
+			fmt.Fprintf(o.IO.ErrOut, "progress: %d/%d done, %d failed, %.1f/s, about %s left\n", n, total, failed.Load(), rate, eta)
 		}
 	}
 }
