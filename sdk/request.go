@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -208,23 +209,33 @@ func (c *Client) logAttempt(req *request, attempt, status int, correlationID str
 	c.logger.LogAttrs(context.Background(), slog.LevelDebug, "http attempt", attrs...)
 }
 
-// readBody reads at most n bytes of hr's body into a buffer sized by the
-// Content-Length, where the server sent one, so that a page is read
-// without growing and copying. Without one the buffer starts at 32 KiB:
-// net/http sends bodies of up to 4 KiB with a length, so a body without is
-// a larger one (a list page), which would otherwise grow from 512 bytes.
+// readBody reads at most n bytes of hr's body. With a Content-Length the
+// buffer is sized by it (one byte more, to see the end without growing).
+// Without one (net/http sends bodies above 4 KiB so: list pages) the body
+// is read into a pooled buffer and copied out at its size, instead of
+// growing a new buffer from 512 bytes or zeroing a large one per page.
 func readBody(hr *http.Response, n int64) ([]byte, error) {
-	size := int64(32 << 10)
-	if hr.ContentLength >= 0 {
-		// One more byte than announced, so the end of the body is seen
-		// without growing the buffer.
-		size = hr.ContentLength + 1
+	if hr.ContentLength >= 0 && hr.ContentLength < n {
+		var b bytes.Buffer
+		b.Grow(int(hr.ContentLength) + 1)
+		_, err := b.ReadFrom(io.LimitReader(hr.Body, n))
+		return b.Bytes(), err
 	}
-	var b bytes.Buffer
-	b.Grow(int(min(size, n)))
-	_, err := b.ReadFrom(io.LimitReader(hr.Body, n))
-	return b.Bytes(), err
+	buf := readBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := buf.ReadFrom(io.LimitReader(hr.Body, n))
+	body := bytes.Clone(buf.Bytes())
+	if buf.Cap() <= maxPooledBuffer {
+		readBuffers.Put(buf)
+	}
+	return body, err
 }
+
+// readBuffers are the buffers of readBody; one larger than
+// maxPooledBuffer (an unusually large answer) is left to the collector.
+var readBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuffer = 1 << 20
 
 // transportError is a failure below HTTP: the request may or may not have
 // reached the platform.
