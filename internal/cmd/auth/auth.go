@@ -16,6 +16,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/config"
 	"github.com/wbsctl/wbsctl/internal/credentials"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/sdk"
 	"golang.org/x/term"
 )
@@ -29,7 +30,16 @@ func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
 
 // LoginOptions are the inputs of `auth login`.
 type LoginOptions struct {
-	F               *cmdutil.Factory
+	IO *iostreams.IOStreams
+	// Global are the global flags (--base-url, --client-id, --profile,
+	// --client-cert), read once they are parsed.
+	Global      *cmdutil.GlobalOptions
+	Config      func() (*config.Config, string, error)
+	ProfileName func(*config.Config) string
+	ClientFor   func(*cmdutil.Credentials, ...sdk.Option) (*sdk.Client, error)
+	SecretStore func(storage, configDir string) credentials.Store
+	TokenCache  func() (*credentials.TokenFile, error)
+
 	WithSecretStdin bool
 	InsecureStorage bool
 	// ReadSecret reads the secret from a hidden prompt; tests replace it.
@@ -38,7 +48,11 @@ type LoginOptions struct {
 
 // NewCmdLogin returns `wbsctl auth login`.
 func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
-	opts := &LoginOptions{F: f, ReadSecret: promptSecret(f)}
+	opts := &LoginOptions{
+		IO: f.IO, Global: &f.Global, Config: f.Config, ProfileName: f.ProfileName,
+		ClientFor: f.ClientFor, SecretStore: f.SecretStore, TokenCache: f.TokenCache,
+		ReadSecret: promptSecret(f.IO),
+	}
 	cmd := &cobra.Command{
 		Use:   "login --base-url URL --client-id ID",
 		Short: "Save a profile, its secret in the OS keyring",
@@ -66,28 +80,27 @@ a file of mode 0600.`,
 	return cmd
 }
 
-func promptSecret(f *cmdutil.Factory) func() (string, error) {
+func promptSecret(streams *iostreams.IOStreams) func() (string, error) {
 	return func() (string, error) {
-		file, ok := f.IO.In.(*os.File)
-		if !ok || !f.IO.CanPrompt() {
+		file, ok := streams.In.(*os.File)
+		if !ok || !streams.CanPrompt() {
 			return "", &cmdutil.UsageError{Err: errors.New("no terminal to prompt for the secret: use --with-secret-stdin")}
 		}
-		fmt.Fprint(f.IO.ErrOut, "Client secret: ")
+		fmt.Fprint(streams.ErrOut, "Client secret: ")
 		b, err := term.ReadPassword(int(file.Fd()))
-		fmt.Fprintln(f.IO.ErrOut)
+		fmt.Fprintln(streams.ErrOut)
 		return string(b), err
 	}
 }
 
 func runLogin(ctx context.Context, o *LoginOptions) error {
-	f := o.F
-	if f.Global.BaseURL == "" || f.Global.ClientID == "" {
+	if o.Global.BaseURL == "" || o.Global.ClientID == "" {
 		return &cmdutil.UsageError{Err: errors.New("--base-url and --client-id are required")}
 	}
 	var secret string
 	var err error
 	if o.WithSecretStdin {
-		line, rerr := bufio.NewReader(f.IO.In).ReadString('\n')
+		line, rerr := bufio.NewReader(o.IO.In).ReadString('\n')
 		if rerr != nil && line == "" {
 			return &cmdutil.UsageError{Err: errors.New("--with-secret-stdin: standard input is empty")}
 		}
@@ -98,13 +111,13 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	if secret == "" {
 		return &cmdutil.UsageError{Err: errors.New("the secret is empty")}
 	}
-	cfg, dir, err := f.Config()
+	cfg, dir, err := o.Config()
 	if err != nil {
 		return err
 	}
-	creds := &cmdutil.Credentials{BaseURL: strings.TrimRight(f.Global.BaseURL, "/"), ClientID: f.Global.ClientID, Secret: secret}
-	creds.ClientCert, creds.ClientKey = absPath(f.Global.ClientCert), absPath(f.Global.ClientKey)
-	c, err := f.ClientFor(creds)
+	creds := &cmdutil.Credentials{BaseURL: strings.TrimRight(o.Global.BaseURL, "/"), ClientID: o.Global.ClientID, Secret: secret}
+	creds.ClientCert, creds.ClientKey = absPath(o.Global.ClientCert), absPath(o.Global.ClientKey)
+	c, err := o.ClientFor(creds)
 	if err != nil {
 		return err
 	}
@@ -118,14 +131,14 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	if o.InsecureStorage {
 		storage = config.StorageFile
 	}
-	if err := f.SecretStore(storage, dir).Set(credentials.Account(creds.ClientID, creds.BaseURL), secret); err != nil {
+	if err := o.SecretStore(storage, dir).Set(credentials.Account(creds.ClientID, creds.BaseURL), secret); err != nil {
 		// The exchange cached its token; nothing is to be left.
-		if cache, cerr := f.TokenCache(); cerr == nil {
+		if cache, cerr := o.TokenCache(); cerr == nil {
 			_ = cache.Remove(sdk.TokenCacheKey{BaseURL: creds.BaseURL, ClientID: creds.ClientID})
 		}
 		return &cmdutil.AuthError{Err: fmt.Errorf("login: saving the secret: %w", err)}
 	}
-	name := f.ProfileName(cfg)
+	name := o.ProfileName(cfg)
 	cfg.Profiles[name] = config.Profile{BaseURL: creds.BaseURL, ClientID: creds.ClientID, SecretStorage: storage,
 		ClientCert: creds.ClientCert, ClientKey: creds.ClientKey}
 	if cfg.CurrentProfile == "" {
@@ -134,7 +147,7 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	if err := cfg.Save(dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.ErrOut, "logged in to %s as %s (profile %q, secret in the %s, token valid until %s)\n",
+	fmt.Fprintf(o.IO.ErrOut, "logged in to %s as %s (profile %q, secret in the %s, token valid until %s)\n",
 		creds.BaseURL, creds.ClientID, name, storage, tok.ExpiresAt.Format(time.RFC3339))
 	return nil
 }
