@@ -106,6 +106,22 @@ func (f *Factory) Printer(columns ...string) (*output.Printer, error) {
 	return f.PrinterAs(f.Global.Output, columns...)
 }
 
+// Deps are what a command takes from the Factory, as fields its options
+// embed: set in one place (Factory.Deps), replaced in tests.
+type Deps struct {
+	IO      *iostreams.IOStreams
+	Client  func(...sdk.Option) (*sdk.Client, error)
+	Printer func(columns ...string) (*output.Printer, error)
+	// Structured is whether -o, --jq or --template ask for structured
+	// output.
+	Structured func() bool
+}
+
+// Deps returns the Factory's streams, client, printer and output mode.
+func (f *Factory) Deps() Deps {
+	return Deps{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+}
+
 // StructuredOutput reports whether the global flags ask for structured
 // output (-o, --jq or --template) rather than the default for people.
 func (f *Factory) StructuredOutput() bool {

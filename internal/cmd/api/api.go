@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -29,9 +28,7 @@ const maxBody = 16 << 20
 
 // Options are the inputs of `wbsctl api`.
 type Options struct {
-	IO      *iostreams.IOStreams
-	Client  func(...sdk.Option) (*sdk.Client, error)
-	Printer func(columns ...string) (*output.Printer, error)
+	cmdutil.Deps
 	// Global are the global flags, read once they are parsed.
 	Global    *cmdutil.GlobalOptions
 	Path      string
@@ -51,7 +48,7 @@ type Options struct {
 
 // NewCmdAPI returns `wbsctl api`.
 func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IO, Client: f.Client, Printer: f.Printer, Global: &f.Global}
+	opts := &Options{Deps: f.Deps(), Global: &f.Global}
 	cmd := &cobra.Command{
 		Use:   "api PATH",
 		Short: "Make a request to any interface of the platform",

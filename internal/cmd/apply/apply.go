@@ -21,16 +21,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
-	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // Options are the inputs of `wbsctl apply`.
 type Options struct {
-	IO      *iostreams.IOStreams
-	Client  func(...sdk.Option) (*sdk.Client, error)
-	Printer func(columns ...string) (*output.Printer, error)
+	cmdutil.Deps
 	// Global are the global flags, read once they are parsed.
 	Global           *cmdutil.GlobalOptions
 	File             string
@@ -57,7 +53,7 @@ type Options struct {
 
 // NewCmdApply returns `wbsctl apply`.
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IO, Client: f.Client, Printer: f.Printer, Global: &f.Global}
+	opts := &Options{Deps: f.Deps(), Global: &f.Global}
 	cmd := &cobra.Command{
 		Use:   "apply (-f FILE | --plan PLAN)",
 		Short: "Make the platform hold the WBS elements of a file",

@@ -6,19 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
-	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // CreateOptions are the inputs of `element create`.
 type CreateOptions struct {
-	IO      *iostreams.IOStreams
-	Client  func(...sdk.Option) (*sdk.Client, error)
-	Printer func(columns ...string) (*output.Printer, error)
-	// Structured is whether -o, --jq or --template ask for structured
-	// output.
-	Structured  func() bool
+	cmdutil.Deps
 	Code        string
 	Description string
 	HasDesc     bool
@@ -29,7 +22,7 @@ type CreateOptions struct {
 
 // NewCmdCreate returns `wbsctl element create`.
 func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
-	opts := &CreateOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+	opts := &CreateOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:   "create [CODE]",
 		Short: "Create a WBS element",

@@ -5,25 +5,17 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
-	"github.com/wbsctl/wbsctl/internal/output"
-	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // DeleteOptions are the inputs of `element delete`.
 type DeleteOptions struct {
-	IO      *iostreams.IOStreams
-	Client  func(...sdk.Option) (*sdk.Client, error)
-	Printer func(columns ...string) (*output.Printer, error)
-	// Structured is whether -o, --jq or --template ask for structured
-	// output.
-	Structured func() bool
-	Codes      []string
+	cmdutil.Deps
+	Codes []string
 }
 
 // NewCmdDelete returns `wbsctl element delete`.
 func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
-	opts := &DeleteOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+	opts := &DeleteOptions{Deps: f.Deps()}
 	return &cobra.Command{
 		Use:               "delete CODE...",
 		ValidArgsFunction: f.CompleteCodes,

@@ -9,23 +9,16 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
-	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // ListOptions are the inputs of `element list` and `element org list`.
 type ListOptions struct {
-	IO      *iostreams.IOStreams
-	Client  func(...sdk.Option) (*sdk.Client, error)
-	Printer func(columns ...string) (*output.Printer, error)
-	// Structured is whether -o, --jq or --template ask for structured
-	// output.
-	Structured func() bool
-	Code       string
-	Page       int
-	PageSize   int
-	All        bool
+	cmdutil.Deps
+	Code     string
+	Page     int
+	PageSize int
+	All      bool
 	// Limit reads pages until it has this many items; 0 is one page.
 	Limit    int
 	MaxPages int
@@ -68,7 +61,7 @@ func (o *ListOptions) listOptions() *sdk.ListOptions {
 
 // NewCmdList returns `wbsctl element list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+	opts := &ListOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},

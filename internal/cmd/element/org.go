@@ -9,15 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/internal/notation"
-	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // NewCmdOrgList returns `wbsctl element org list`.
 func NewCmdOrgList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+	opts := &ListOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:               "list CODE",
 		ValidArgsFunction: f.CompleteCodes,
@@ -103,19 +101,14 @@ func noLinksOrErr(ctx context.Context, c *sdk.Client, code string, err error) er
 
 // OrgRemoveOptions are the inputs of `element org remove`.
 type OrgRemoveOptions struct {
-	IO      *iostreams.IOStreams
-	Client  func(...sdk.Option) (*sdk.Client, error)
-	Printer func(columns ...string) (*output.Printer, error)
-	// Structured is whether -o, --jq or --template ask for structured
-	// output.
-	Structured func() bool
-	Code       string
-	Orgs       []string
+	cmdutil.Deps
+	Code string
+	Orgs []string
 }
 
 // NewCmdOrgRemove returns `wbsctl element org remove`.
 func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOptions) error) *cobra.Command {
-	opts := &OrgRemoveOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+	opts := &OrgRemoveOptions{Deps: f.Deps()}
 	return &cobra.Command{
 		Use:               "remove CODE TYPE=CODE...",
 		ValidArgsFunction: completeLinks(f),

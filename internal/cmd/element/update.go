@@ -6,19 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
-	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // UpdateOptions are the inputs of `element update`.
 type UpdateOptions struct {
-	IO      *iostreams.IOStreams
-	Client  func(...sdk.Option) (*sdk.Client, error)
-	Printer func(columns ...string) (*output.Printer, error)
-	// Structured is whether -o, --jq or --template ask for structured
-	// output.
-	Structured       func() bool
+	cmdutil.Deps
 	Code             string
 	Description      string
 	HasDesc          bool
@@ -30,7 +23,7 @@ type UpdateOptions struct {
 
 // NewCmdUpdate returns `wbsctl element update`.
 func NewCmdUpdate(f *cmdutil.Factory, runF func(context.Context, *UpdateOptions) error) *cobra.Command {
-	opts := &UpdateOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+	opts := &UpdateOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:               "update CODE",
 		ValidArgsFunction: f.CompleteCodes,

@@ -1,19 +1,15 @@
 package flow
 
 import (
-	"context"
-	"errors"
-	"io"
 	"testing"
 
-	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/cmd/flagtest"
 )
 
 func TestExecuteFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args         []string
-		usage        bool
+		refused      bool
 		flowID, data string
 	}{
 		{nil, false, "", ""},
@@ -21,21 +17,11 @@ func TestExecuteFlags(t *testing.T) {
 		{[]string{"--data", "-"}, false, "", "-"},
 		{[]string{"1234", "5678"}, true, "", ""},
 	} {
-		streams, _, _, _ := iostreams.Test()
-		var got *ExecuteOptions
-		cmd := NewCmdExecute(cmdutil.New(streams), func(_ context.Context, o *ExecuteOptions) error { got = o; return nil })
-		cmd.SetArgs(tc.args)
-		cmd.SetOut(io.Discard)
-		cmd.SetErr(io.Discard)
-		err := cmd.Execute()
-		var usage *cmdutil.UsageError
-		if tc.usage {
-			if !errors.As(err, &usage) || got != nil {
-				t.Errorf("%v: %v, ran %v; want a usage error", tc.args, err, got != nil)
-			}
-			continue
-		}
-		if err != nil || got.FlowID != tc.flowID || got.Data != tc.data || got.Client == nil || got.IO != streams {
+		got, streams, err := flagtest.Parse(NewCmdExecute, tc.args...)
+		switch {
+		case tc.refused && !flagtest.Refused(got, err):
+			t.Errorf("%v: %v, ran %v; want the command line refused", tc.args, err, got != nil)
+		case !tc.refused && (err != nil || got.FlowID != tc.flowID || got.Data != tc.data || got.Client == nil || got.IO != streams):
 			t.Errorf("%v: %v, options %+v", tc.args, err, got)
 		}
 	}

@@ -10,8 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
-	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -24,19 +22,14 @@ func NewCmdFlow(f *cmdutil.Factory) *cobra.Command {
 
 // ExecuteOptions are the inputs of `flow execute`.
 type ExecuteOptions struct {
-	IO      *iostreams.IOStreams
-	Client  func(...sdk.Option) (*sdk.Client, error)
-	Printer func(columns ...string) (*output.Printer, error)
-	// Structured is whether -o, --jq or --template ask for structured
-	// output.
-	Structured func() bool
-	FlowID     string
-	Data       string
+	cmdutil.Deps
+	FlowID string
+	Data   string
 }
 
 // NewCmdExecute returns `wbsctl flow execute`.
 func NewCmdExecute(f *cmdutil.Factory, runF func(context.Context, *ExecuteOptions) error) *cobra.Command {
-	opts := &ExecuteOptions{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+	opts := &ExecuteOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:   "execute [FLOW_ID]",
 		Short: "Run an integration flow with a JSON input",
