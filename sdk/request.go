@@ -210,16 +210,23 @@ func (c *Client) logAttempt(req *request, attempt, status int, correlationID str
 }
 
 // readBody reads at most n bytes of hr's body. With a Content-Length the
-// buffer is sized by it (one byte more, to see the end without growing).
+// body is read into a slice of that size (bytes.Buffer.ReadFrom would
+// grow any buffer to 512 bytes free first).
 // Without one (net/http sends bodies above 4 KiB so: list pages) the body
 // is read into a pooled buffer and copied out at its size, instead of
 // growing a new buffer from 512 bytes or zeroing a large one per page.
 func readBody(hr *http.Response, n int64) ([]byte, error) {
 	if hr.ContentLength >= 0 && hr.ContentLength < n {
-		var b bytes.Buffer
-		b.Grow(int(hr.ContentLength) + 1)
-		_, err := b.ReadFrom(io.LimitReader(hr.Body, n))
-		return b.Bytes(), err
+		// Exactly the announced length (net/http never reads past it),
+		// then the end, so that the connection goes back to the pool.
+		b := make([]byte, hr.ContentLength)
+		k, err := io.ReadFull(hr.Body, b)
+		if err != nil {
+			return b[:k], err
+		}
+		var end [1]byte
+		_, _ = hr.Body.Read(end[:])
+		return b, nil
 	}
 	buf := readBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
