@@ -5,10 +5,10 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -67,46 +67,84 @@ func (p *Page[T]) NextOptions() (*ListOptions, bool) {
 	return p.next()
 }
 
-// decodePage reads a list envelope (spec 2.3) with one json.Unmarshal,
-// data straight into its items. Members other than data may be missing or
-// of another plausible type (hits as a string, next as a number); they are
+// decodePage reads a list envelope (spec 2.3) in one pass over the body:
+// data is decoded where it lies and fingerprinted by its bytes, without a
+// copy to decode again. Members other than data may be missing or of
+// another plausible type (hits as a string, next as a number); they are
 // then read as well as they can be, since they steer the iteration but
-// carry no data.
+// carry no data. Member names match as encoding/json matches them (case
+// folded, the last of a repeated member wins), and anything after the
+// object is an error, as json.Unmarshal has it.
 func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
-	var absent []T
-	env := struct {
-		// Data is left pointing at absent when the member is missing and
-		// set to nil by a null; an array is decoded into a new slice.
-		Data *[]T            `json:"data"`
-		Hits json.RawMessage `json:"hits"`
-		Next json.RawMessage `json:"next"`
-	}{Data: &absent}
 	if err := jsonPrelude(body, true); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) {
-			// hits and next take any JSON: the type error is in data.
-			return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(err))
-		}
-		return nil, errors.New(jsonErrorText(err))
-	}
 	p := &Page[T]{PageNumber: number, url: u}
-	switch {
-	case env.Data == nil: // "data": null, an empty page
-	case env.Data == &absent && absent == nil:
+	var hits, next json.RawMessage
+	var data []byte
+	var dataErr error // a data of the wrong type; a later data may replace it
+	dec := json.NewDecoder(bytes.NewReader(body))
+	fail := func(err error) error {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fmt.Errorf("the JSON is cut short after %d bytes", len(body))
+		}
+		return errors.New(jsonErrorText(err))
+	}
+	if t, err := dec.Token(); err != nil {
+		return nil, fail(err)
+	} else if t != json.Delim('{') {
+		return nil, errors.New("the body is not a JSON object")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fail(err)
+		}
+		name, _ := t.(string)
+		switch {
+		case strings.EqualFold(name, "data"):
+			start := dec.InputOffset()
+			p.Data = nil
+			dataErr = dec.Decode(&p.Data)
+			var typ *json.UnmarshalTypeError
+			if dataErr != nil && !errors.As(dataErr, &typ) {
+				return nil, fail(dataErr)
+			}
+			// The raw value, without the colon and space before it.
+			data = bytes.TrimSpace(bytes.TrimLeft(body[start:dec.InputOffset()], ": \t\r\n"))
+		case strings.EqualFold(name, "hits"):
+			err = dec.Decode(&hits)
+		case strings.EqualFold(name, "next"):
+			err = dec.Decode(&next)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return nil, fail(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // '}'
+		return nil, fail(err)
+	}
+	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
+		return nil, fmt.Errorf("invalid JSON at byte %d", dec.InputOffset()+1)
+	}
+	if data == nil {
 		// Some other JSON object, not a list that happens to be empty.
 		return nil, errors.New("the answer has no data member")
-	default:
-		p.Data = *env.Data
 	}
-	p.fingerprint = fingerprint(p.Data)
-	if n, ok := seconds(env.Hits); ok && n >= 0 && n <= 1<<31 {
+	if dataErr != nil {
+		return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(dataErr))
+	}
+	// The data alone identifies a page that repeats: the envelope's other
+	// members may legitimately differ between two reads of the same page.
+	p.fingerprint = sha256.Sum256(data)
+	if n, ok := seconds(hits); ok && n >= 0 && n <= 1<<31 {
 		h := int(n)
 		p.Hits = &h
 	}
-	if raw := bytes.TrimSpace(env.Next); len(raw) > 0 {
+	if raw := bytes.TrimSpace(next); len(raw) > 0 {
 		p.nextSent = true
 		switch raw[0] {
 		case '"':
@@ -121,58 +159,6 @@ func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
 		}
 	}
 	return p, nil
-}
-
-// fingerprint identifies the items of a page, to detect a list that
-// repeats a page: the data alone, since the envelope's other members may
-// legitimately differ between two reads of the same page. It hashes what
-// the items were read as (every field with its length, a null told from
-// an empty string), not the bytes they came in, so it costs no second
-// look at the body.
-func fingerprint[T any](items []T) [32]byte {
-	h := sha256.New()
-	var b []byte
-	// Each string goes with its length, so that no field's bytes can pass
-	// for the end of one field and the start of the next.
-	str := func(s *string) {
-		if s == nil {
-			b = append(b, 0)
-			return
-		}
-		b = binary.AppendUvarint(append(b, 1), uint64(len(*s)))
-		b = append(b, *s...)
-	}
-	switch items := any(items).(type) {
-	case []WBSElement:
-		for _, el := range items {
-			str(&el.Code)
-			str(el.Description)
-			b = append(b, byte('0'+boolInt(el.IsActive)), '\n')
-		}
-	case []LinkedBusinessOrganization:
-		for _, l := range items {
-			str(l.Code)
-			str(l.EntityType)
-			b = append(b, '\n')
-		}
-	case []json.RawMessage:
-		for _, raw := range items {
-			b = append(binary.AppendUvarint(b, uint64(len(raw))), raw...)
-		}
-	default:
-		b, _ = json.Marshal(items)
-	}
-	h.Write(b)
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum
-}
-
-func boolInt(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
 }
 
 // pager fetches the pages of one list.

@@ -211,10 +211,10 @@ func (c *Client) logAttempt(req *request, attempt, status int, correlationID str
 
 // readBody reads at most n bytes of hr's body. With a Content-Length the
 // body is read into a slice of that size (bytes.Buffer.ReadFrom would
-// grow any buffer to 512 bytes free first).
-// Without one (net/http sends bodies above 4 KiB so: list pages) the body
-// is read into a pooled buffer and copied out at its size, instead of
-// growing a new buffer from 512 bytes or zeroing a large one per page.
+// grow any buffer to 512 bytes free first). Without one (a Go server
+// sends bodies above 2 KiB so: list pages) the body is read into a pooled
+// buffer and copied out at its size, instead of growing a new buffer
+// from 512 bytes or zeroing a large one per page.
 func readBody(hr *http.Response, n int64) ([]byte, error) {
 	if hr.ContentLength >= 0 && hr.ContentLength < n {
 		// Exactly the announced length (net/http never reads past it),

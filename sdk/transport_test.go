@@ -33,7 +33,7 @@ func TestConcurrentCallsReuseConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const workers, each = 8, 40
+	const workers, each = 16, 50
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -47,8 +47,9 @@ func TestConcurrentCallsReuseConnections(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// One connection a worker, and one more at most for the token.
-	if n := dialled.Load(); n > workers+1 {
-		t.Errorf("%d connections dialled for %d requests of %d workers, want at most %d", n, workers*each, workers, workers+1)
+	// One connection a worker, and as many again at most: a worker may
+	// dial while another's connection is on its way back to the pool.
+	if n := dialled.Load(); n > 2*workers {
+		t.Errorf("%d connections dialled for %d requests of %d workers, want at most %d", n, workers*each, workers, 2*workers)
 	}
 }

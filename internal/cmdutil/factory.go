@@ -291,8 +291,9 @@ func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, e
 	if f.Global.Debug || f.Getenv("WBSCTL_DEBUG") == "1" {
 		opts = append(opts, sdk.WithLogger(slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	opts = append(opts, extra...)
 	opts = append(opts, f.ClientOptions...)
+	// A command's own options come last: its limiter is the one used.
+	opts = append(opts, extra...)
 	return sdk.NewClient(c.BaseURL, opts...)
 }
 

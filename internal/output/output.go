@@ -209,10 +209,12 @@ func escapeRow(row []string) []string {
 // Flush writes what Add kept and ends the output. A list with no items is
 // written as an empty list ([] in JSON), or, in a table, as its header.
 func (p *Printer) Flush() error {
-	if err := p.finish(); err != nil {
-		return err
+	err := p.finish()
+	// What was written before an error (of --jq, say) is passed on too.
+	if ferr := p.w.Flush(); err == nil {
+		err = ferr
 	}
-	return p.w.Flush()
+	return err
 }
 
 func (p *Printer) finish() error {

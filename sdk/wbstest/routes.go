@@ -4,13 +4,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
 
 // routes are the platform's operations as http.ServeMux patterns. A
 // wildcard matches one escaped path segment and is unescaped after, so a
-// code holding %2F stays one code.
+// code holding %2F stays one code (a code that is exactly "/" is routed
+// by matchSlashCode, from the same table).
 var routes = []struct {
 	pattern string
 	op      Operation
@@ -51,7 +53,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, r, "", "")
 		return
 	}
+	if op, code, ok := matchSlashCode(r); ok {
+		s.answer(w, r, op, code)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// matchSlashCode routes a request whose code is exactly "/" (%2F alone in
+// its segment) by the same table: the mux reads that segment, unescaped,
+// as a trailing slash, which matches no wildcard.
+func matchSlashCode(r *http.Request) (Operation, string, bool) {
+	segs := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	if !slices.ContainsFunc(segs, func(s string) bool { return strings.EqualFold(s, "%2F") }) {
+		return "", "", false
+	}
+	for _, rt := range routes {
+		method, pattern, _ := strings.Cut(rt.pattern, " ")
+		want := strings.Split(strings.TrimPrefix(pattern, "/"), "/")
+		if method != r.Method || len(want) != len(segs) {
+			continue
+		}
+		code, ok := "", true
+		for i, w := range want {
+			switch {
+			case w == "{code}" && strings.EqualFold(segs[i], "%2F"):
+				code = "/"
+			case w != segs[i]:
+				ok = false
+			}
+		}
+		if ok && code == "/" && rt.op != OpExecute {
+			return rt.op, code, true
+		}
+	}
+	return "", "", false
 }
 
 // answer journals, counts and answers one request of operation op (""

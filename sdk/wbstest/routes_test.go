@@ -13,7 +13,7 @@ func TestRoutes(t *testing.T) {
 	srv := NewServer()
 	t.Cleanup(srv.Close)
 	tok := token(t, srv)
-	srv.Put(Element{Code: "A/B", IsActive: true})
+	srv.Put(Element{Code: "A/B", IsActive: true}, Element{Code: "/", IsActive: true})
 	for _, tc := range []struct {
 		method, path string
 		status       int
@@ -24,6 +24,9 @@ func TestRoutes(t *testing.T) {
 		{"PUT", "/v1/wbs-elements/A%2FB", 200, OpUpdate, "A/B"},
 		{"GET", "/v1/wbs-elements/A%2FB/business-organizations", 200, OpListLinks, "A/B"},
 		{"DELETE", "/v1/wbs-elements/A%2FB", 200, OpDelete, "A/B"},
+		{"GET", "/v1/wbs-elements/%2F/business-organizations", 200, OpListLinks, "/"},
+		{"DELETE", "/v1/wbs-elements/%2f", 200, OpDelete, "/"},
+		{"GET", "/v1/wbs-elements/%2F", 404, "", ""},
 		{"PATCH", "/v1/wbs-elements", 404, "", ""},
 		{"HEAD", "/v1/wbs-elements", 404, "", ""},
 		{"GET", "/v1/wbs-elements/A/B", 404, "", ""},
@@ -52,7 +55,9 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("%s %s: operation %q, want %q", tc.method, tc.path, last.Operation, tc.op)
 		}
 	}
-	if _, ok := srv.Element("A/B"); ok {
-		t.Error("the element A/B was not deleted by DELETE /v1/wbs-elements/A%2FB")
+	for _, code := range []string{"A/B", "/"} {
+		if _, ok := srv.Element(code); ok {
+			t.Errorf("the element %q was not deleted", code)
+		}
 	}
 }

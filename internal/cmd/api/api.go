@@ -149,7 +149,7 @@ func Run(ctx context.Context, o *Options) error {
 		writeHead(o.IO.Out, resp)
 	}
 	g := *o.Global
-	if g.Output == "" && g.JQ == "" && g.Template == "" {
+	if !o.Structured() {
 		_, err := o.IO.Out.Write(resp.Body)
 		return err
 	}

@@ -417,7 +417,7 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 		if err := enc.Encode(map[string]any{"formatVersion": doc.FormatVersion, "summary": doc.Summary}); err != nil {
 			return err
 		}
-	case g.Output != "" || g.JQ != "" || g.Template != "":
+	case o.Structured():
 		p, err := o.Printer()
 		if err != nil {
 			return err
