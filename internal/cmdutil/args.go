@@ -1,6 +1,10 @@
 package cmdutil
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+)
 
 // The argument validators of the commands: cobra's, whose errors are
 // usage errors (exit 2), as a mistyped command line is.
@@ -29,4 +33,12 @@ func usage(err error) error {
 		return nil
 	}
 	return &UsageError{Err: err}
+}
+
+// Pick is a command's runF when a test gives one, else its own run.
+func Pick[O any](runF, run func(context.Context, O) error) func(context.Context, O) error {
+	if runF != nil {
+		return runF
+	}
+	return run
 }

@@ -90,10 +90,7 @@ every command: 4 for 401 and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 			if opts.Input != "" && len(opts.Fields)+len(opts.RawFields) > 0 {
 				return &cmdutil.UsageError{Err: errors.New("--input sends a body as it is: it cannot be combined with -f or -F")}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return cmdutil.Pick(runF, Run)(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()

@@ -85,10 +85,7 @@ the same command again finishes the job.`,
 			if err := opts.check(); err != nil {
 				return err
 			}
-			run := runF
-			if run == nil {
-				run = Run
-			}
+			run := cmdutil.Pick(runF, Run)
 			ctx, stop := onSignals(cmd.Context(), opts)
 			defer stop()
 			return run(ctx, opts)

@@ -11,9 +11,16 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
+// ExportOptions are the inputs of `wbsctl export`.
+type ExportOptions struct {
+	cmdutil.Deps
+	Format   engine.Format
+	PageSize int
+}
+
 // NewCmdExport returns `wbsctl export`.
-func NewCmdExport(f *cmdutil.Factory) *cobra.Command {
-	pageSize := 100
+func NewCmdExport(f *cmdutil.Factory, runF func(context.Context, *ExportOptions) error) *cobra.Command {
+	opts := &ExportOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write every WBS element with its organizations, in a format apply reads",
@@ -25,29 +32,33 @@ each element, its organizations.`,
   wbsctl export -o yaml > elements.yaml`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format := engine.FormatCSV
+			opts.Format = engine.FormatCSV
 			if f.Global.Output != "" {
 				var err error
-				if format, err = engine.DetectFormat("", f.Global.Output); err != nil {
+				if opts.Format, err = engine.DetectFormat("", f.Global.Output); err != nil {
 					return &cmdutil.UsageError{Err: err}
 				}
 			}
-			c, err := f.Client()
-			if err != nil {
-				return err
-			}
-			if pageSize < 1 {
+			if opts.PageSize < 1 {
 				return &cmdutil.UsageError{Err: errors.New("--page-size must be at least 1")}
 			}
-			records, err := export(cmd.Context(), c, pageSize)
-			if err != nil {
-				return err
-			}
-			return engine.Write(f.IO.Out, format, records)
+			return cmdutil.Pick(runF, runExport)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&pageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
+	cmd.Flags().IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
 	return cmd
+}
+
+func runExport(ctx context.Context, o *ExportOptions) error {
+	c, err := o.Client()
+	if err != nil {
+		return err
+	}
+	records, err := export(ctx, c, o.PageSize)
+	if err != nil {
+		return err
+	}
+	return engine.Write(o.IO.Out, o.Format, records)
 }
 
 func export(ctx context.Context, c *sdk.Client, pageSize int) ([]engine.Record, error) {

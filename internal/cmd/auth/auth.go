@@ -17,6 +17,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/config"
 	"github.com/wbsctl/wbsctl/internal/credentials"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 	"golang.org/x/term"
 )
@@ -24,7 +25,7 @@ import (
 // NewCmdAuth returns `wbsctl auth`.
 func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "auth <command>", Short: "Log in, inspect and log out of profiles"}
-	cmd.AddCommand(NewCmdLogin(f, nil), NewCmdStatus(f), NewCmdLogout(f), NewCmdToken(f))
+	cmd.AddCommand(NewCmdLogin(f, nil), NewCmdStatus(f, nil), NewCmdLogout(f, nil), NewCmdToken(f, nil))
 	return cmd
 }
 
@@ -68,11 +69,7 @@ a file of mode 0600.`,
   printenv SECRET | wbsctl auth login --profile test --base-url http://127.0.0.1:8080 --client-id integrationhub-1 --with-secret-stdin`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run := runF
-			if run == nil {
-				run = runLogin
-			}
-			return run(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runLogin)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.WithSecretStdin, "with-secret-stdin", false, "read the secret from standard input")
@@ -175,104 +172,143 @@ type Status struct {
 	TokenExpiresAt time.Time `json:"tokenExpiresAt,omitzero"`
 }
 
+// StatusOptions are the inputs of `auth status`.
+type StatusOptions struct {
+	IO         *iostreams.IOStreams
+	Resolve    func() (*cmdutil.Credentials, error)
+	TokenCache func() (*credentials.TokenFile, error)
+	PrinterAs  func(format string, columns ...string) (*output.Printer, error)
+	// JSON is --json, or -o json.
+	JSON bool
+}
+
 // NewCmdStatus returns `wbsctl auth status`.
-func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
-	var asJSON bool
+func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{IO: f.IO, Resolve: f.Resolve, TokenCache: f.TokenCache, PrinterAs: f.PrinterAs}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the profile in use, where its secret is kept, and its cached token's validity",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := f.Resolve()
-			if err != nil {
-				return err
-			}
-			if c.BaseURL == "" && c.ClientID == "" && c.Token == "" {
-				return &cmdutil.AuthError{Err: errors.New("not logged in: no profile, and no WBSCTL_BASE_URL or WBSCTL_CLIENT_ID; run wbsctl auth login")}
-			}
-			st := Status{Profile: c.Profile, BaseURL: c.BaseURL, ClientID: c.ClientID, SecretSource: c.Source}
-			if cache, err := f.TokenCache(); err == nil {
-				if tok, ok, _ := cache.Get(cmd.Context(), sdk.TokenCacheKey{BaseURL: strings.TrimRight(c.BaseURL, "/"), ClientID: c.ClientID, SecretDigest: sdk.SecretDigest(c.Secret)}); ok {
-					st.TokenCached, st.TokenValid, st.TokenExpiresAt = true, tok.Valid(time.Now()), tok.ExpiresAt
-				}
-			}
-			if asJSON || f.Global.Output == "json" {
-				p, err := f.PrinterAs("json")
-				if err != nil {
-					return err
-				}
-				return p.Single(st)
-			}
-			w := f.IO.Out
-			fmt.Fprintf(w, "profile:   %s\nbase URL:  %s\nclient id: %s\nsecret:    %s\n", st.Profile, st.BaseURL, st.ClientID, cmp.Or(st.SecretSource, "none"))
-			switch {
-			case st.TokenValid:
-				fmt.Fprintf(w, "token:     cached, valid until %s\n", st.TokenExpiresAt.Format(time.RFC3339))
-			case st.TokenCached:
-				fmt.Fprintf(w, "token:     cached, expired at %s\n", st.TokenExpiresAt.Format(time.RFC3339))
-			default:
-				fmt.Fprintln(w, "token:     none cached")
-			}
-			return nil
+			opts.JSON = opts.JSON || f.Global.Output == "json"
+			return cmdutil.Pick(runF, runStatus)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the status as JSON")
 	return cmd
 }
 
+func runStatus(ctx context.Context, o *StatusOptions) error {
+	c, err := o.Resolve()
+	if err != nil {
+		return err
+	}
+	if c.BaseURL == "" && c.ClientID == "" && c.Token == "" {
+		return &cmdutil.AuthError{Err: errors.New("not logged in: no profile, and no WBSCTL_BASE_URL or WBSCTL_CLIENT_ID; run wbsctl auth login")}
+	}
+	st := Status{Profile: c.Profile, BaseURL: c.BaseURL, ClientID: c.ClientID, SecretSource: c.Source}
+	if cache, err := o.TokenCache(); err == nil {
+		if tok, ok, _ := cache.Get(ctx, sdk.TokenCacheKey{BaseURL: strings.TrimRight(c.BaseURL, "/"), ClientID: c.ClientID, SecretDigest: sdk.SecretDigest(c.Secret)}); ok {
+			st.TokenCached, st.TokenValid, st.TokenExpiresAt = true, tok.Valid(time.Now()), tok.ExpiresAt
+		}
+	}
+	if o.JSON {
+		p, err := o.PrinterAs("json")
+		if err != nil {
+			return err
+		}
+		return p.Single(st)
+	}
+	w := o.IO.Out
+	fmt.Fprintf(w, "profile:   %s\nbase URL:  %s\nclient id: %s\nsecret:    %s\n", st.Profile, st.BaseURL, st.ClientID, cmp.Or(st.SecretSource, "none"))
+	switch {
+	case st.TokenValid:
+		fmt.Fprintf(w, "token:     cached, valid until %s\n", st.TokenExpiresAt.Format(time.RFC3339))
+	case st.TokenCached:
+		fmt.Fprintf(w, "token:     cached, expired at %s\n", st.TokenExpiresAt.Format(time.RFC3339))
+	default:
+		fmt.Fprintln(w, "token:     none cached")
+	}
+	return nil
+}
+
+// LogoutOptions are the inputs of `auth logout`.
+type LogoutOptions struct {
+	IO          *iostreams.IOStreams
+	Config      func() (*config.Config, string, error)
+	ProfileName func(*config.Config) string
+	SecretStore func(storage, configDir string) credentials.Store
+	TokenCache  func() (*credentials.TokenFile, error)
+}
+
 // NewCmdLogout returns `wbsctl auth logout`.
-func NewCmdLogout(f *cmdutil.Factory) *cobra.Command {
+func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
+	opts := &LogoutOptions{IO: f.IO, Config: f.Config, ProfileName: f.ProfileName, SecretStore: f.SecretStore, TokenCache: f.TokenCache}
 	return &cobra.Command{
 		Use:   "logout",
 		Short: "Remove the profile, its secret and its cached token",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, dir, err := f.Config()
-			if err != nil {
-				return err
-			}
-			name := f.ProfileName(cfg)
-			prof, ok := cfg.Profiles[name]
-			if !ok {
-				return &cmdutil.AuthError{Err: fmt.Errorf("not logged in: no profile %q", name)}
-			}
-			err = f.SecretStore(prof.SecretStorage, dir).Delete(credentials.Account(prof.ClientID, prof.BaseURL))
-			if err != nil && !errors.Is(err, credentials.ErrNotFound) {
-				return &cmdutil.AuthError{Err: fmt.Errorf("logout: removing the secret: %w", err)}
-			}
-			if cache, err := f.TokenCache(); err == nil {
-				_ = cache.Remove(sdk.TokenCacheKey{BaseURL: prof.BaseURL, ClientID: prof.ClientID})
-			}
-			delete(cfg.Profiles, name)
-			if cfg.CurrentProfile == name {
-				cfg.CurrentProfile = ""
-			}
-			if err := cfg.Save(dir); err != nil {
-				return err
-			}
-			fmt.Fprintf(f.IO.ErrOut, "logged out of profile %q\n", name)
-			return nil
+			return cmdutil.Pick(runF, runLogout)(cmd.Context(), opts)
 		},
 	}
 }
 
+func runLogout(_ context.Context, o *LogoutOptions) error {
+	cfg, dir, err := o.Config()
+	if err != nil {
+		return err
+	}
+	name := o.ProfileName(cfg)
+	prof, ok := cfg.Profiles[name]
+	if !ok {
+		return &cmdutil.AuthError{Err: fmt.Errorf("not logged in: no profile %q", name)}
+	}
+	err = o.SecretStore(prof.SecretStorage, dir).Delete(credentials.Account(prof.ClientID, prof.BaseURL))
+	if err != nil && !errors.Is(err, credentials.ErrNotFound) {
+		return &cmdutil.AuthError{Err: fmt.Errorf("logout: removing the secret: %w", err)}
+	}
+	if cache, err := o.TokenCache(); err == nil {
+		_ = cache.Remove(sdk.TokenCacheKey{BaseURL: prof.BaseURL, ClientID: prof.ClientID})
+	}
+	delete(cfg.Profiles, name)
+	if cfg.CurrentProfile == name {
+		cfg.CurrentProfile = ""
+	}
+	if err := cfg.Save(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "logged out of profile %q\n", name)
+	return nil
+}
+
+// TokenOptions are the inputs of `auth token`.
+type TokenOptions struct {
+	cmdutil.Deps
+}
+
 // NewCmdToken returns `wbsctl auth token`.
-func NewCmdToken(f *cmdutil.Factory) *cobra.Command {
+func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+	opts := &TokenOptions{Deps: f.Deps()}
 	return &cobra.Command{
 		Use:   "token",
 		Short: "Print a valid access token, for scripts",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := f.Client()
-			if err != nil {
-				return err
-			}
-			tok, err := c.Token(cmd.Context())
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintln(f.IO.Out, tok.AccessToken)
-			return err
+			return cmdutil.Pick(runF, runToken)(cmd.Context(), opts)
 		},
 	}
+}
+
+func runToken(ctx context.Context, o *TokenOptions) error {
+	c, err := o.Client()
+	if err != nil {
+		return err
+	}
+	tok, err := c.Token(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(o.IO.Out, tok.AccessToken)
+	return err
 }

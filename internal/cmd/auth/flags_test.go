@@ -27,3 +27,33 @@ func TestLoginFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusLogoutTokenFlags(t *testing.T) {
+	st, _, err := flagtest.Parse(NewCmdStatus, "--json")
+	if err != nil || !st.JSON || st.Resolve == nil || st.TokenCache == nil || st.PrinterAs == nil {
+		t.Fatalf("status --json: %v, %+v", err, st)
+	}
+	if st, _, err := flagtest.Parse(NewCmdStatus); err != nil || st.JSON {
+		t.Fatalf("status: %v, %+v", err, st)
+	}
+	if st, err := firstOf(flagtest.Parse(NewCmdStatus, "extra")); !flagtest.Refused(st, err) {
+		t.Fatalf("status extra: %v", err)
+	}
+	lo, _, err := flagtest.Parse(NewCmdLogout)
+	if err != nil || lo.Config == nil || lo.SecretStore == nil || lo.TokenCache == nil || lo.ProfileName == nil {
+		t.Fatalf("logout: %v, %+v", err, lo)
+	}
+	if lo, err := firstOf(flagtest.Parse(NewCmdLogout, "default")); !flagtest.Refused(lo, err) {
+		t.Fatalf("logout default: %v", err)
+	}
+	tok, _, err := flagtest.Parse(NewCmdToken)
+	if err != nil || tok.Client == nil || tok.IO == nil {
+		t.Fatalf("token: %v, %+v", err, tok)
+	}
+	if tok, err := firstOf(flagtest.Parse(NewCmdToken, "--json")); !flagtest.Refused(tok, err) {
+		t.Fatalf("token --json: %v", err)
+	}
+}
+
+// firstOf drops the streams of flagtest.Parse.
+func firstOf[O, S any](o *O, _ S, err error) (*O, error) { return o, err }

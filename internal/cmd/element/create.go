@@ -37,7 +37,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions)
 			if (opts.Code == "") == (opts.FromFile == "") {
 				return &cmdutil.UsageError{Err: errors.New("give either CODE or --from-file")}
 			}
-			return pick(runF, runCreate)(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runCreate)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Description, "description", "", "description (at most 100 characters)")

@@ -25,7 +25,7 @@ wbsctl exits with 6 (partial failure).`,
 		Args: cmdutil.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Codes = args
-			return pick(runF, runDelete)(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runDelete)(cmd.Context(), opts)
 		},
 	}
 }

@@ -3,7 +3,6 @@
 package element
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -75,11 +74,4 @@ func readJSON(in io.Reader, name string, v any) error {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--from-file %s: %w", name, err)}
 	}
 	return nil
-}
-
-func pick[O any](runF, def func(context.Context, O) error) func(context.Context, O) error {
-	if runF != nil {
-		return runF
-	}
-	return def
 }

@@ -74,7 +74,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 			if err := opts.check(); err != nil {
 				return err
 			}
-			return pick(runF, runList)(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runList)(cmd.Context(), opts)
 		},
 	}
 	addListFlags(cmd, opts)

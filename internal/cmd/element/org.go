@@ -27,7 +27,7 @@ func NewCmdOrgList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) 
 			if err := opts.check(); err != nil {
 				return err
 			}
-			return pick(runF, runOrgList)(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runOrgList)(cmd.Context(), opts)
 		},
 	}
 	addListFlags(cmd, opts)
@@ -117,7 +117,7 @@ func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOp
 		Args:              cmdutil.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code, opts.Orgs = args[0], args[1:]
-			return pick(runF, runOrgRemove)(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runOrgRemove)(cmd.Context(), opts)
 		},
 	}
 }

@@ -37,7 +37,7 @@ platform.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code = args[0]
 			opts.HasDesc = cmd.Flags().Changed("description")
-			return pick(runF, runUpdate)(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runUpdate)(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()

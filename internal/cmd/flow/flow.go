@@ -42,11 +42,7 @@ func NewCmdExecute(f *cmdutil.Factory, runF func(context.Context, *ExecuteOption
 			if len(args) == 1 {
 				opts.FlowID = args[0]
 			}
-			run := runF
-			if run == nil {
-				run = runExecute
-			}
-			return run(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runExecute)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Data, "data", "", "JSON input: @FILE, - for stdin, or the JSON itself")

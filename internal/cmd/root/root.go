@@ -36,7 +36,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd.AddCommand(
 		api.NewCmdAPI(f, nil),
 		apply.NewCmdApply(f, nil),
-		apply.NewCmdExport(f),
+		apply.NewCmdExport(f, nil),
 		auth.NewCmdAuth(f),
 		element.NewCmdElement(f),
 		flow.NewCmdFlow(f),

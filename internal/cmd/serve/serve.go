@@ -87,10 +87,7 @@ probability, times. For instance:
   wbsctl serve --credential integrationhub-1=s3cret --rate-limit 240 --org-update replace`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run := runF
-			if run == nil {
-				run = Run
-			}
+			run := cmdutil.Pick(runF, Run)
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			return run(ctx, opts)
