@@ -11,32 +11,39 @@ import (
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
-func TestServeAnswersAndStopsCleanly(t *testing.T) {
-	io, _, out, errOut := iostreams.Test()
+// start runs Run with opts until stop, which returns Run's error; it
+// fails the test if Run ends before it is ready.
+func start(t *testing.T, opts *Options) (base string, stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	opts := &Options{
-		IO: io, Addr: "127.0.0.1:0", Credentials: []string{"integrationhub-9=top-secret"},
-		TokenLifetime: time.Hour, OrgUpdate: "replace", MaxPageSize: 100,
-		Ready: func(u string) { ready <- u },
-	}
+	opts.Addr = "127.0.0.1:0"
+	opts.Ready = func(u string) { ready <- u }
 	go func() { done <- Run(ctx, opts) }()
-	var base string
 	select {
 	case base = <-ready:
 	case err := <-done:
+		cancel()
 		t.Fatal(err)
 	}
+	return base, func() error { cancel(); return <-done }
+}
+
+func TestServeAnswersAndStopsCleanly(t *testing.T) {
+	io, _, out, errOut := iostreams.Test()
+	base, stop := start(t, &Options{
+		IO: io, Credentials: []string{"integrationhub-9=top-secret"},
+		TokenLifetime: time.Hour, OrgUpdate: "replace", MaxPageSize: 100,
+	})
 	c, err := sdk.NewClient(base, sdk.WithCredentials("integrationhub-9", "top-secret"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: "S-1"}); err != nil {
+	if _, err := c.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{Code: "S-1"}); err != nil {
 		t.Fatal(err)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 	if first, _, _ := strings.Cut(out.String(), "\n"); first != base {
@@ -52,15 +59,8 @@ func TestServeAnswersAndStopsCleanly(t *testing.T) {
 
 func TestServeGeneratesAndPrintsACredential(t *testing.T) {
 	io, _, out, _ := iostreams.Test()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, &Options{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", TokenLifetime: time.Minute, Ready: func(u string) { ready <- u }})
-	}()
-	base := <-ready
-	cancel()
-	if err := <-done; err != nil {
+	base, stop := start(t, &Options{IO: io, OrgUpdate: "merge", TokenLifetime: time.Minute})
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
@@ -71,21 +71,16 @@ func TestServeGeneratesAndPrintsACredential(t *testing.T) {
 
 func TestServeStartsWithGeneratedElements(t *testing.T) {
 	io, _, _, _ := iostreams.Test()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	opts := &Options{
-		IO: io, Addr: "127.0.0.1:0", Credentials: []string{"integrationhub-9=top-secret"},
+	base, stop := start(t, &Options{
+		IO: io, Credentials: []string{"integrationhub-9=top-secret"},
 		TokenLifetime: time.Hour, OrgUpdate: "merge", MaxPageSize: 100, Elements: 25,
-		Ready: func(u string) { ready <- u },
-	}
-	go func() { done <- Run(ctx, opts) }()
-	c, err := sdk.NewClient(<-ready, sdk.WithCredentials("integrationhub-9", "top-secret"))
+	})
+	c, err := sdk.NewClient(base, sdk.WithCredentials("integrationhub-9", "top-secret"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var codes []string
-	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: 7}) {
+	for el, err := range c.WBSElements.All(context.Background(), &sdk.ListOptions{PageSize: 7}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,8 +89,7 @@ func TestServeStartsWithGeneratedElements(t *testing.T) {
 			t.Errorf("%+v: every fifth has no description, every third is inactive", el)
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	if len(codes) != 25 || codes[0] != "E-0000001" || codes[24] != "E-0000025" {
