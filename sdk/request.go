@@ -231,10 +231,12 @@ func readBody(hr *http.Response, n int64) ([]byte, error) {
 	buf := readBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
 	_, err := buf.ReadFrom(io.LimitReader(hr.Body, n))
-	body := bytes.Clone(buf.Bytes())
-	if buf.Cap() <= maxPooledBuffer {
-		readBuffers.Put(buf)
+	if buf.Cap() > maxPooledBuffer {
+		// Too large to keep: its bytes are handed out as they are.
+		return buf.Bytes(), err
 	}
+	body := bytes.Clone(buf.Bytes())
+	readBuffers.Put(buf)
 	return body, err
 }
 
