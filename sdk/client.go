@@ -39,12 +39,14 @@ type Client struct {
 	rc        *resty.Client
 	hc        *http.Client
 	userAgent string
-	timeout   time.Duration
-	retry     RetryPolicy
-	retry500  bool
-	logger    *slog.Logger
-	limiter   Limiter
-	auth      *tokenSource
+	// userAgentHeader is userAgent as a header's values.
+	userAgentHeader []string
+	timeout         time.Duration
+	retry           RetryPolicy
+	retry500        bool
+	logger          *slog.Logger
+	limiter         Limiter
+	auth            *tokenSource
 
 	clientID, clientSecret, staticToken string
 	tokenCache                          TokenCache
@@ -88,6 +90,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("sdk: %w", c.err)
 	}
 	c.retry.RetryServerError = c.retry.RetryServerError || c.retry500
+	c.userAgentHeader = []string{c.userAgent}
 	// A redirect follows the rule of next: only the base URL's origin sees
 	// the token (net/http would forward it to the same host on another
 	// port, to a subdomain, and over plain http). The caller's client is

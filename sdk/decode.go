@@ -41,6 +41,26 @@ func decodeObject(body []byte, v any) error {
 	return decodeJSON(body, v)
 }
 
+// decodeAck reads the correlationId of an acknowledgement, which must be
+// a JSON object. A correlationId that is not a string is left out: the
+// object still acknowledges the change.
+func decodeAck(body []byte, ack *Acknowledgement) error {
+	if err := jsonPrelude(body, true); err != nil {
+		return err
+	}
+	var members struct {
+		CorrelationID string `json:"correlationId"`
+	}
+	// json.Unmarshal checks the whole body before it decodes, so a type
+	// error comes only from a valid object.
+	var typ *json.UnmarshalTypeError
+	if err := json.Unmarshal(body, &members); err != nil && !errors.As(err, &typ) {
+		return errors.New(jsonErrorText(err))
+	}
+	ack.CorrelationID = members.CorrelationID
+	return nil
+}
+
 // jsonPrelude tells, from its first byte, a body that cannot be the JSON
 // (of an object, when object is set) an answer must be: empty, HTML, or
 // something else.

@@ -205,6 +205,7 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 	if err != nil {
 		return nil, err
 	}
+	defer resp.release()
 	page, err := decodePage[T](resp.body, number, u)
 	if err != nil {
 		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, badResponse(req, resp.status, resp.header, err))

@@ -100,6 +100,7 @@ func (c *Client) Do(ctx context.Context, r *RawRequest) (*RawResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer resp.release()
 	h := resp.header.Clone()
 	for k, vs := range h {
 		for i, v := range vs {

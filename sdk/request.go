@@ -45,7 +45,18 @@ type request struct {
 type response struct {
 	status int
 	header http.Header
-	body   []byte
+	// body may live in a pooled buffer: a reader copies what it keeps
+	// (decoding does), and calls release once done with it.
+	body []byte
+	buf  *bytes.Buffer
+}
+
+// release hands the body's buffer back for reuse; the body is gone then.
+func (r *response) release() {
+	if r.buf != nil {
+		readBuffers.Put(r.buf)
+	}
+	r.body, r.buf = nil, nil
 }
 
 // send runs req: it fetches a token, paces, retries as RetryPolicy and the
@@ -126,11 +137,13 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	defer cancel()
 	r := c.rc.R().
 		SetContext(actx).
-		SetDoNotParseResponse(true).
-		SetHeader("User-Agent", c.userAgent).
-		SetHeader("Accept", "application/json, application/problem+json")
+		SetDoNotParseResponse(true)
+	// resty clones these into the request it sends, so the shared value
+	// slices are never written to; the keys are in canonical form already.
+	r.Header["User-Agent"] = c.userAgentHeader
+	r.Header["Accept"] = acceptHeader
 	if tok.AccessToken != "" {
-		r.SetHeader("Authorization", "Bearer "+tok.AccessToken)
+		r.Header["Authorization"] = []string{"Bearer " + tok.AccessToken}
 	}
 	for k, vs := range req.header {
 		for _, v := range vs {
@@ -138,7 +151,13 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		}
 	}
 	if req.body != nil {
-		r.SetHeader("Content-Type", cmp.Or(req.contentType, "application/json")).SetBody(req.body)
+		r.Header["Content-Type"] = jsonContentType
+		if req.contentType != "" {
+			r.Header["Content-Type"] = []string{req.contentType}
+		}
+		// A *bytes.Reader goes to net/http as it is, which then knows
+		// its length and how to replay it; resty copies a []byte twice.
+		r.SetBody(bytes.NewReader(req.body))
 	}
 	start := c.now()
 	rr, err := r.Execute(req.method, req.url.String())
@@ -151,7 +170,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 			err = errors.New("no response")
 		}
 		err = &transportError{err: c.timedOut(ctx, actx, c.redactErr(err))}
-		c.logAttempt(req, attempt, 0, "", c.now().Sub(start), err)
+		c.logAttempt(req, attempt, 0, nil, "", start, err)
 		return nil, err
 	}
 	defer hr.Body.Close()
@@ -159,8 +178,9 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	if hr.StatusCode >= 300 {
 		limit = maxErrorBody
 	}
-	body, rerr := readBody(hr, limit+1)
-	rate := ParseRate(hr.Header, c.now())
+	body, buf, rerr := readBody(hr, limit+1)
+	now := c.now()
+	rate := ParseRate(hr.Header, now)
 	if c.limiter != nil {
 		if o, ok := c.limiter.(ResponseObserver); ok {
 			o.ObserveResponse(ObservedResponse{Method: req.method, Path: req.url.Path, Status: hr.StatusCode, Rate: rate})
@@ -173,24 +193,34 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		} else if int64(len(body)) > limit {
 			err = badResponse(req, hr.StatusCode, hr.Header, fmt.Errorf("the body is larger than %d bytes", limit))
 		}
-		c.logAttempt(req, attempt, hr.StatusCode, correlationIDFromHeader(hr.Header), c.now().Sub(start), err)
+		c.logAttempt(req, attempt, hr.StatusCode, hr.Header, "", start, err)
+		resp := &response{status: hr.StatusCode, header: hr.Header, body: body, buf: buf}
 		if err != nil {
+			resp.release()
 			return nil, err
 		}
-		return &response{status: hr.StatusCode, header: hr.Header, body: body}, nil
+		return resp, nil
 	default:
 		apiErr := newAPIError(req.method, req.url.Path, hr.StatusCode, hr.Header, body, c.redact)
+		(&response{buf: buf}).release()
 		apiErr.tokenExchange = req.noAuth
 		apiErr.Rate = rate
-		apiErr.RetryAfter = rate.Wait(c.now())
-		c.logAttempt(req, attempt, hr.StatusCode, apiErr.CorrelationID, c.now().Sub(start), nil)
+		apiErr.RetryAfter = rate.Wait(now)
+		c.logAttempt(req, attempt, hr.StatusCode, hr.Header, apiErr.CorrelationID, start, nil)
 		return nil, apiErr
 	}
 }
 
-func (c *Client) logAttempt(req *request, attempt, status int, correlationID string, d time.Duration, err error) {
+// logAttempt logs an attempt that started at start at debug level; the
+// correlation id is read from header when not given. Nothing is computed
+// when debug logging is off.
+func (c *Client) logAttempt(req *request, attempt, status int, header http.Header, correlationID string, start time.Time, err error) {
 	if !c.logger.Enabled(context.Background(), slog.LevelDebug) {
 		return
+	}
+	d := c.now().Sub(start)
+	if correlationID == "" && header != nil {
+		correlationID = correlationIDFromHeader(header)
 	}
 	attrs := []slog.Attr{
 		slog.String("op", req.op),
@@ -213,35 +243,39 @@ func (c *Client) logAttempt(req *request, attempt, status int, correlationID str
 // body is read into a slice of that size (bytes.Buffer.ReadFrom would
 // grow any buffer to 512 bytes free first). Without one (a Go server
 // sends bodies above 2 KiB so: list pages) the body is read into a pooled
-// buffer and copied out at its size, instead of growing a new buffer
-// from 512 bytes or zeroing a large one per page.
-func readBody(hr *http.Response, n int64) ([]byte, error) {
+// buffer, returned as buf for the caller to hand back once the body is
+// decoded, instead of growing a new buffer from 512 bytes per page. A
+// buffer grown past maxPooledBuffer (an unusually large answer) is left
+// to the collector.
+func readBody(hr *http.Response, n int64) (body []byte, buf *bytes.Buffer, err error) {
 	if hr.ContentLength >= 0 && hr.ContentLength < n {
 		// Exactly the announced length (net/http never reads past it),
 		// then the end, so that the connection goes back to the pool.
 		b := make([]byte, hr.ContentLength)
 		k, err := io.ReadFull(hr.Body, b)
 		if err != nil {
-			return b[:k], err
+			return b[:k], nil, err
 		}
 		var end [1]byte
 		_, _ = hr.Body.Read(end[:])
-		return b, nil
+		return b, nil, nil
 	}
-	buf := readBuffers.Get().(*bytes.Buffer)
+	buf = readBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
-	_, err := buf.ReadFrom(io.LimitReader(hr.Body, n))
+	_, err = buf.ReadFrom(io.LimitReader(hr.Body, n))
 	if buf.Cap() > maxPooledBuffer {
-		// Too large to keep: its bytes are handed out as they are.
-		return buf.Bytes(), err
+		return buf.Bytes(), nil, err
 	}
-	body := bytes.Clone(buf.Bytes())
-	readBuffers.Put(buf)
-	return body, err
+	return buf.Bytes(), buf, err
 }
 
-// readBuffers are the buffers of readBody; one larger than
-// maxPooledBuffer (an unusually large answer) is left to the collector.
+// The values of the headers every request carries.
+var (
+	acceptHeader    = []string{"application/json, application/problem+json"}
+	jsonContentType = []string{"application/json"}
+)
+
+// readBuffers are the buffers of readBody.
 var readBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxPooledBuffer = 1 << 20

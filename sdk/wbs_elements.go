@@ -171,19 +171,16 @@ func (c *Client) acknowledged(ctx context.Context, req *request, body any) (*Ack
 	if err != nil {
 		return nil, err
 	}
+	defer resp.release()
 	var ack Acknowledgement
 	if resp.status != http.StatusNoContent || len(resp.body) > 0 {
 		// A body that is no JSON object may come from a proxy rather
 		// than the platform, so it does not prove the change was made
 		// (a create then has an unknown outcome). Within an object, a
 		// correlationId of another type does not undo the change.
-		var members struct {
-			CorrelationID json.RawMessage `json:"correlationId"`
-		}
-		if err := decodeObject(resp.body, &members); err != nil {
+		if err := decodeAck(resp.body, &ack); err != nil {
 			return nil, c.finalError(req, badResponse(req, resp.status, resp.header, err))
 		}
-		_ = json.Unmarshal(members.CorrelationID, &ack.CorrelationID)
 	}
 	if ack.CorrelationID == "" {
 		ack.CorrelationID = correlationIDFromHeader(resp.header)
