@@ -153,11 +153,16 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		return nil, err
 	}
 	plan := &Plan{Changes: make([]Change, 0, len(records))}
-	named := make(map[string]bool, len(records))
+	var named map[string]bool // only a prune needs to know
+	if opts.Prune {
+		named = make(map[string]bool, len(records))
+		for i := range records {
+			named[records[i].Code] = true
+		}
+	}
 	var needLinks []int
 	for i := range records {
 		r := &records[i]
-		named[r.Code] = true
 		el, ok := current[r.Code]
 		if !ok {
 			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: recordState(r, nil)})
