@@ -305,3 +305,37 @@ func FuzzDecodePageAgainstUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeAck checks the shortcut for the usual acknowledgement against
+// the plain reading with json.Unmarshal: the same bodies are accepted,
+// with the same correlation id.
+func FuzzDecodeAck(f *testing.F) {
+	for _, s := range []string{
+		`{"correlationId":"0b9f6c1e-4f1a"}`, "{\"correlationId\":\"x\"}\n", `{"correlationId":""}`,
+		`{"correlationId":"a\"b"}`, `{"correlationId":"a\u00e9"}`, `{"correlationId":"a"}}`, `{"correlationId":"a"} {}`,
+		`{"correlationId":"a","correlationId":"b"}`, `{"correlationId":5}`, `{"correlationId":"` + "\xff" + `"}`,
+		`{"correlationId":"` + "\x01" + `"}`, `{"correlationId":"a"`, `{"correlationid":"a"}`, `["correlationId"]`, `{}`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var got Acknowledgement
+		err := decodeAck(body, &got)
+		var members struct {
+			CorrelationID string `json:"correlationId"`
+		}
+		want := jsonPrelude(body, true)
+		if want == nil {
+			var typ *json.UnmarshalTypeError
+			if err := json.Unmarshal(body, &members); err != nil && !errors.As(err, &typ) {
+				want = err
+			}
+		}
+		if (err == nil) != (want == nil) {
+			t.Fatalf("decodeAck: %v; json.Unmarshal: %v", err, want)
+		}
+		if err == nil && got.CorrelationID != members.CorrelationID {
+			t.Fatalf("correlation id %q, json.Unmarshal reads %q", got.CorrelationID, members.CorrelationID)
+		}
+	})
+}
