@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/wbsctl/wbsctl/internal/notation"
-	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // CSV columns and their aliases.
@@ -47,10 +46,16 @@ func (p *parser) csv(data []byte) []Record {
 		p.problem(Problem{Line: 1, Field: "wbsElementCode", Message: "the header has no wbsElementCode column"})
 		return nil
 	}
-	// One record a line, at most: sized once, not grown row by row.
+	// One record a line, at most: sized once, not grown row by row. The
+	// cells a record points to are kept in two arrays, not one small
+	// object each, so that the collector has less to trace while the
+	// records are held through a run; the rows themselves are not kept.
 	rows := bytes.Count(data, []byte("\n")) + 1
 	recs := make([]Record, 0, rows)
+	descriptions := make([]string, 0, rows)
+	actives := make([]bool, 0, rows)
 	byCode := make(map[string]int, rows) // index in recs of a code's first row
+	r.ReuseRecord = true
 	for {
 		row, err := r.Read()
 		if err == io.EOF {
@@ -76,13 +81,17 @@ func (p *parser) csv(data []byte) []Record {
 			case "code":
 				rec.Code = cell
 			case "description":
-				rec.Description = &row[i]
+				descriptions = append(descriptions, cell)
+				rec.Description = &descriptions[len(descriptions)-1]
 			case "active":
-				b, err := parseBool(cell)
+				b, stated, err := parseBool(cell)
 				if err != nil {
 					p.problem(Problem{Line: line, Code: rec.Code, Field: "isActive", Message: err.Error()})
 				}
-				rec.IsActive = b
+				if stated {
+					actives = append(actives, b)
+					rec.IsActive = &actives[len(actives)-1]
+				}
 			case "orgs":
 				orgs, err := notation.Parse(cell)
 				if err != nil {
@@ -109,16 +118,16 @@ func sameFields(a, b Record) bool {
 }
 
 // parseBool reads a CSV boolean; an empty cell is not stated.
-func parseBool(s string) (*bool, error) {
+func parseBool(s string) (b, stated bool, err error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "":
-		return nil, nil
+		return false, false, nil
 	case "true", "yes", "1", "y":
-		return sdk.Ptr(true), nil
+		return true, true, nil
 	case "false", "no", "0", "n":
-		return sdk.Ptr(false), nil
+		return false, true, nil
 	}
-	return nil, fmt.Errorf("%q is not a boolean (true/false, yes/no, 1/0)", s)
+	return false, false, fmt.Errorf("%q is not a boolean (true/false, yes/no, 1/0)", s)
 }
 
 // csvColumnAt names the column of a CSV file that byte at falls in, by

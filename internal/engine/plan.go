@@ -62,7 +62,14 @@ func platformState(el sdk.WBSElement) *State {
 // recordState is what the platform holds once r is applied over before
 // (nil for a create): fields the record leaves out stay as they are.
 func recordState(r *Record, before *State) *State {
-	after := &State{IsActive: true}
+	after := &State{}
+	setRecordState(after, r, before)
+	return after
+}
+
+// setRecordState sets after to recordState(r, before).
+func setRecordState(after *State, r *Record, before *State) {
+	*after = State{IsActive: true}
 	if before != nil {
 		*after = *before
 	}
@@ -81,7 +88,6 @@ func recordState(r *Record, before *State) *State {
 			after.BusinessOrganizations = []sdk.BusinessOrganization{}
 		}
 	}
-	return after
 }
 
 // Plan is the list of changes that converge the platform to a file.
@@ -161,11 +167,20 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		}
 	}
 	var needLinks []int
+	// The states of the creates are made in blocks, not one small object
+	// each, for the collector to trace while the plan runs.
+	var created []State
 	for i := range records {
 		r := &records[i]
 		el, ok := current[r.Code]
 		if !ok {
-			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: recordState(r, nil)})
+			if len(created) == 0 {
+				created = make([]State, min(len(records)-i, 512))
+			}
+			after := &created[0]
+			created = created[1:]
+			setRecordState(after, r, nil)
+			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: after})
 			continue
 		}
 		ch := diffElement(r, el)
