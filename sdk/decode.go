@@ -50,19 +50,15 @@ func decodeAck(body []byte, ack *Acknowledgement) error {
 		ack.CorrelationID = id
 		return nil
 	}
-	if err := jsonPrelude(body, true); err != nil {
+	// The last correlationId member wins, as encoding/json has it; one
+	// that is not a string is left out.
+	var members struct {
+		CorrelationID json.RawMessage `json:"correlationId"`
+	}
+	if err := decodeObject(body, &members); err != nil {
 		return err
 	}
-	var members struct {
-		CorrelationID string `json:"correlationId"`
-	}
-	// json.Unmarshal checks the whole body before it decodes, so a type
-	// error comes only from a valid object.
-	var typ *json.UnmarshalTypeError
-	if err := json.Unmarshal(body, &members); err != nil && !errors.As(err, &typ) {
-		return errors.New(jsonErrorText(err))
-	}
-	ack.CorrelationID = members.CorrelationID
+	_ = json.Unmarshal(members.CorrelationID, &ack.CorrelationID)
 	return nil
 }
 
@@ -73,7 +69,7 @@ func decodeAck(body []byte, ack *Acknowledgement) error {
 // json.Unmarshal (ok is false).
 func plainAck(body []byte) (id string, ok bool) {
 	const prefix, suffix = `{"correlationId":"`, `"}`
-	body = bytes.TrimSpace(body)
+	body = bytes.Trim(body, " \t\r\n") // JSON's white space, no other
 	if len(body) < len(prefix)+len(suffix) || !bytes.HasPrefix(body, []byte(prefix)) || !bytes.HasSuffix(body, []byte(suffix)) {
 		return "", false
 	}

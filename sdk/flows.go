@@ -26,7 +26,7 @@ func (s *FlowsService) Execute(ctx context.Context, flowID string, body json.Raw
 		return nil, &ValidationError{Operation: opExecute, Violations: []Violation{{Field: "body", Limit: "a JSON document", Message: "is not valid JSON"}}}
 	}
 	req := &request{
-		op: opExecute, method: "POST", body: body,
+		op: opExecute, method: "POST", body: ownBody(body),
 		url: s.c.endpoint("integration-hub-api", "v1", "flows", flowID, "execute"),
 	}
 	resp, err := s.c.send(ctx, req)

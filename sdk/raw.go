@@ -85,7 +85,7 @@ func (c *Client) rawRequest(r *RawRequest) (*request, error) {
 	}
 	method := strings.ToUpper(cmp.Or(r.Method, http.MethodGet))
 	return &request{
-		op: opRaw, method: method, url: u, body: r.Body, header: r.Header, contentType: r.ContentType,
+		op: opRaw, method: method, url: u, body: ownBody(r.Body), header: r.Header, contentType: r.ContentType,
 		safe: r.Safe || method == http.MethodGet || method == http.MethodHead,
 	}, nil
 }

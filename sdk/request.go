@@ -269,6 +269,16 @@ func readBody(hr *http.Response, n int64) (body []byte, buf *bytes.Buffer, err e
 	return buf.Bytes(), buf, err
 }
 
+// ownBody copies a body the caller owns: net/http may still be reading a
+// request's body after the call returns (an early answer such as a 401),
+// when the caller is free to change it.
+func ownBody(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return bytes.Clone(b)
+}
+
 // The values of the headers every request carries.
 var (
 	acceptHeader    = []string{"application/json, application/problem+json"}

@@ -2,10 +2,13 @@ package sdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -51,5 +54,41 @@ func TestConcurrentCallsReuseConnections(t *testing.T) {
 	// dial while another's connection is on its way back to the pool.
 	if n := dialled.Load(); n > 2*workers {
 		t.Errorf("%d connections dialled for %d requests of %d workers, want at most %d", n, workers*each, workers, 2*workers)
+	}
+}
+
+// keptBodyTransport answers at once and keeps the request bodies unread,
+// as net/http may go on reading a body after an early answer.
+type keptBodyTransport struct{ bodies []io.Reader }
+
+func (t *keptBodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.bodies = append(t.bodies, r.Body)
+	return &http.Response{StatusCode: http.StatusOK, ProtoMajor: 1, ProtoMinor: 1, Request: r,
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{}`)), ContentLength: 2}, nil
+}
+
+// A body the caller owns may change once the call returns; what is sent
+// is what the call was given.
+func TestCallerBodiesAreSentAsGiven(t *testing.T) {
+	rt := &keptBodyTransport{}
+	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("test-token"), sdk.WithTransport(rt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(`{"order":1}`)
+	if _, err := c.Do(context.Background(), &sdk.RawRequest{Method: "POST", Path: "/v1/orders", Body: raw}); err != nil {
+		t.Fatal(err)
+	}
+	input := json.RawMessage(`{"input":1}`)
+	if _, err := c.Flows.Execute(context.Background(), "flow-1", input); err != nil {
+		t.Fatal(err)
+	}
+	copy(raw, `{"order":2}`)
+	copy(input, `{"input":2}`)
+	for i, want := range []string{`{"order":1}`, `{"input":1}`} {
+		got, err := io.ReadAll(rt.bodies[i])
+		if err != nil || string(got) != want {
+			t.Errorf("body %d sent as %q (%v), want %q", i, got, err, want)
+		}
 	}
 }

@@ -47,9 +47,11 @@ func (p *parser) csv(data []byte) []Record {
 		return nil
 	}
 	// One record a line, at most: sized once, not grown row by row. The
-	// cells a record points to are kept in two arrays, not one small
-	// object each, so that the collector has less to trace while the
-	// records are held through a run; the rows themselves are not kept.
+	// cells a record points to are kept in two arrays of that size, not
+	// one small object each, so that the collector has less to trace
+	// while the records are held through a run; the rows themselves are
+	// not kept. (A row that names a column twice is refused, but may grow
+	// an array: what the records point to stays as it was.)
 	rows := bytes.Count(data, []byte("\n")) + 1
 	recs := make([]Record, 0, rows)
 	descriptions := make([]string, 0, rows)
