@@ -54,23 +54,7 @@ func BenchmarkList(b *testing.B) {
 		b.ReportAllocs()
 		hc := &http.Client{}
 		for b.Loop() {
-			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v1/wbs-elements?pageSize=50", nil)
-			req.Header.Set("Authorization", "Bearer "+tok)
-			resp, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var page struct {
-				Data []sdk.WBSElement `json:"data"`
-				Hits *int             `json:"hits"`
-				Next *string          `json:"next"`
-			}
-			err = json.NewDecoder(resp.Body).Decode(&page)
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if err != nil || len(page.Data) != 50 {
-				b.Fatal(err)
-			}
+			rawList(b, hc, srv.URL+"/v1/wbs-elements?pageSize=50", tok, 50)
 		}
 	})
 }
@@ -122,6 +106,28 @@ func BenchmarkCreate(b *testing.B) {
 			rawSend(b, hc, "POST", srv.URL+"/v1/wbs-elements", tok, req)
 		}
 	})
+}
+
+// rawList is the plain client's read of a list page of want items: a
+// bearer header, the envelope decoded.
+func rawList(b *testing.B, hc *http.Client, url, tok string, want int) {
+	req, _ := http.NewRequestWithContext(context.Background(), "GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := hc.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var page struct {
+		Data []sdk.WBSElement `json:"data"`
+		Hits *int             `json:"hits"`
+		Next *string          `json:"next"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&page)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || len(page.Data) != want {
+		b.Fatal(err)
+	}
 }
 
 // rawSend is the plain client's write: the body marshalled, a bearer

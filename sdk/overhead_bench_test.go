@@ -11,11 +11,9 @@ package sdk_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/wbsctl/wbsctl/sdk"
@@ -69,22 +67,8 @@ func BenchmarkOverheadCreate(b *testing.B) {
 		hc := &http.Client{Transport: rt}
 		b.ReportAllocs()
 		for b.Loop() {
-			body, _ := json.Marshal(map[string]any{"wbsElementCode": "B-000001", "description": "baseline", "isActive": true})
-			req, _ := http.NewRequestWithContext(ctx, "POST", "https://platform.example/v1/wbs-elements", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer benchmark-token")
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var ack struct {
-				CorrelationID string `json:"correlationId"`
-			}
-			err = json.NewDecoder(resp.Body).Decode(&ack)
-			resp.Body.Close()
-			if err != nil || !strings.HasPrefix(ack.CorrelationID, "0b9f") {
-				b.Fatal(err)
-			}
+			rawSend(b, hc, "POST", "https://platform.example/v1/wbs-elements", "benchmark-token",
+				map[string]any{"wbsElementCode": "B-000001", "description": "baseline", "isActive": true})
 		}
 	})
 }
@@ -118,22 +102,7 @@ func BenchmarkOverheadList(b *testing.B) {
 		hc := &http.Client{Transport: rt}
 		b.ReportAllocs()
 		for b.Loop() {
-			req, _ := http.NewRequestWithContext(ctx, "GET", "https://platform.example/v1/wbs-elements?pageSize=50", nil)
-			req.Header.Set("Authorization", "Bearer benchmark-token")
-			resp, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var page struct {
-				Data []sdk.WBSElement `json:"data"`
-				Hits *int             `json:"hits"`
-				Next *string          `json:"next"`
-			}
-			err = json.NewDecoder(resp.Body).Decode(&page)
-			resp.Body.Close()
-			if err != nil || len(page.Data) != 50 {
-				b.Fatal(err)
-			}
+			rawList(b, hc, "https://platform.example/v1/wbs-elements?pageSize=50", "benchmark-token", 50)
 		}
 	})
 }
