@@ -11,7 +11,6 @@ package sdk_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -51,10 +50,7 @@ func BenchmarkOverheadCreate(b *testing.B) {
 	ctx := context.Background()
 	desc, active := "baseline", true
 	b.Run("sdk", func(b *testing.B) {
-		c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithTransport(rt))
-		if err != nil {
-			b.Fatal(err)
-		}
+		c := cannedClient(b, rt)
 		b.ReportAllocs()
 		for b.Loop() {
 			ack, err := c.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: "B-000001", Description: &desc, IsActive: &active})
@@ -74,28 +70,12 @@ func BenchmarkOverheadCreate(b *testing.B) {
 }
 
 func BenchmarkOverheadList(b *testing.B) {
-	var page bytes.Buffer
-	page.WriteString(`{"data":[`)
-	for i := range 50 {
-		if i > 0 {
-			page.WriteString(",")
-		}
-		fmt.Fprintf(&page, `{"wbsElementCode":"E%03d","description":"element %d","isActive":true}`, i, i)
-	}
-	page.WriteString(`],"hits":50,"next":null}`)
-	rt := &cannedTransport{body: page.Bytes(), header: http.Header{"Content-Type": {"application/json"}}, chunked: true}
-	ctx := context.Background()
+	rt := &cannedTransport{body: sdk.BenchPageBody(), header: http.Header{"Content-Type": {"application/json"}}, chunked: true}
 	b.Run("sdk", func(b *testing.B) {
-		c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithTransport(rt))
-		if err != nil {
-			b.Fatal(err)
-		}
+		c := cannedClient(b, rt)
 		b.ReportAllocs()
 		for b.Loop() {
-			p, err := c.WBSElements.List(ctx, &sdk.ListOptions{PageSize: 50})
-			if err != nil || len(p.Data) != 50 {
-				b.Fatal(err)
-			}
+			sdkList(b, c, 50)
 		}
 	})
 	b.Run("raw", func(b *testing.B) {
@@ -105,4 +85,13 @@ func BenchmarkOverheadList(b *testing.B) {
 			rawList(b, hc, "https://platform.example/v1/wbs-elements?pageSize=50", "benchmark-token", 50)
 		}
 	})
+}
+
+// cannedClient is a client of rt with a static token.
+func cannedClient(b *testing.B, rt http.RoundTripper) *sdk.Client {
+	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithTransport(rt))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
 }
