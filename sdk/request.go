@@ -53,9 +53,7 @@ type response struct {
 
 // release hands the body's buffer back for reuse; the body is gone then.
 func (r *response) release() {
-	if r.buf != nil {
-		readBuffers.Put(r.buf)
-	}
+	putReadBuffer(r.buf)
 	r.body, r.buf = nil, nil
 }
 
@@ -151,10 +149,11 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		}
 	}
 	if req.body != nil {
-		r.Header["Content-Type"] = jsonContentType
+		contentType := jsonContentType
 		if req.contentType != "" {
-			r.Header["Content-Type"] = []string{req.contentType}
+			contentType = []string{req.contentType}
 		}
+		r.Header["Content-Type"] = contentType
 		// A *bytes.Reader goes to net/http as it is, which then knows
 		// its length and how to replay it; resty copies a []byte twice.
 		r.SetBody(bytes.NewReader(req.body))
@@ -202,7 +201,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		return resp, nil
 	default:
 		apiErr := newAPIError(req.method, req.url.Path, hr.StatusCode, hr.Header, body, c.redact)
-		(&response{buf: buf}).release()
+		putReadBuffer(buf)
 		apiErr.tokenExchange = req.noAuth
 		apiErr.Rate = rate
 		apiErr.RetryAfter = rate.Wait(now)
@@ -287,6 +286,13 @@ var (
 
 // readBuffers are the buffers of readBody.
 var readBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putReadBuffer hands b, if any, back to readBuffers.
+func putReadBuffer(b *bytes.Buffer) {
+	if b != nil {
+		readBuffers.Put(b)
+	}
+}
 
 const maxPooledBuffer = 1 << 20
 
