@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -204,7 +205,15 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	var done, failed atomic.Int64
+	// The progress lines end, their goroutine gone, before anything else
+	// is written to stderr, on every way out.
 	progressDone := make(chan struct{})
+	var progressing sync.WaitGroup
+	stopProgress := sync.OnceFunc(func() {
+		close(progressDone)
+		progressing.Wait()
+	})
+	defer stopProgress()
 	var bar *progressbar.ProgressBar
 	switch {
 	case o.Quiet || total == 0:
@@ -214,7 +223,7 @@ func Run(ctx context.Context, o *Options) error {
 			progressbar.OptionSetItsString("records"), progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 	default:
-		go progress(o, total, &done, &failed, progressDone)
+		progressing.Go(func() { progress(o, total, &done, &failed, progressDone) })
 	}
 	if state != nil {
 		// Before any write, so that an interrupted run leaves no entry
@@ -236,7 +245,7 @@ func Run(ctx context.Context, o *Options) error {
 			}
 		},
 	})
-	close(progressDone)
+	stopProgress()
 	if bar != nil {
 		_ = bar.Finish()
 	}
@@ -441,10 +450,14 @@ func confirm(o *Options, n int) (bool, error) {
 	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes"), nil
 }
 
-// progress prints a line every few seconds on stderr until done closes.
+// progressInterval is the time between two progress lines.
+var progressInterval = 3 * time.Second
+
+// progress prints a line every progressInterval on stderr until stop
+// closes.
 func progress(o *Options, total int, done, failed *atomic.Int64, stop <-chan struct{}) {
 	start := time.Now()
-	tick := time.NewTicker(3 * time.Second)
+	tick := time.NewTicker(progressInterval)
 	defer tick.Stop()
 	for {
 		select {

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/wbsctl/wbsctl/internal/cmd/apply"
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
@@ -127,6 +129,26 @@ func TestProgressBarOnATerminal(t *testing.T) {
 	code, _, errOut = runMode(t, quiet, true, "", "apply", "-f", file, "--rate", "0", "--quiet")
 	if code != 0 || strings.Contains(errOut, "applying") {
 		t.Fatalf("--quiet: %q", errOut)
+	}
+}
+
+// Without a terminal, progress lines come while the writes run and stop
+// before the summary, which is the last line.
+func TestProgressLinesEndBeforeTheSummary(t *testing.T) {
+	apply.SetProgressInterval(t, time.Millisecond)
+	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Kind: wbstest.FaultLatency, Latency: 5 * time.Millisecond, Method: "POST"}))
+	defer srv.Close()
+	var b strings.Builder
+	b.WriteString("wbsElementCode,description\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "PR-%02d,progress\n", i)
+	}
+	file := filepath.Join(t.TempDir(), "elements.csv")
+	os.WriteFile(file, []byte(b.String()), 0o600)
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "--concurrency", "1")
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if code != 0 || !strings.HasPrefix(errOut, "progress: ") || !strings.HasPrefix(lines[len(lines)-1], "create: 20 ok") {
+		t.Fatalf("exit %d, want progress lines, then the summary last:\n%s", code, errOut)
 	}
 }
 
