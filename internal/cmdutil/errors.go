@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -24,13 +26,47 @@ const (
 	ExitPending    = 7
 	// ExitPlanStale is a saved plan the platform no longer matches.
 	ExitPlanStale = 8
-	// ExitInterrupted is the shells' code for a command stopped by
-	// SIGINT (128 + 2); wbsctl also uses it for SIGTERM.
+	// ExitInterrupted is the code of a command stopped by SIGINT: 128 +
+	// the signal's number, as a shell reports a process a signal ended.
+	// SIGTERM gives 143 by the same rule.
 	ExitInterrupted = 130
 )
 
-// ErrInterrupted is a command stopped by SIGINT or SIGTERM.
+// ErrInterrupted is a command stopped by SIGINT or SIGTERM; the error of
+// such a command is an *Interrupted, which matches it.
 var ErrInterrupted = errors.New("interrupted")
+
+// Interrupted is a command stopped by a signal. Its exit code is 128 +
+// the signal's number: 130 for SIGINT, 143 for SIGTERM.
+type Interrupted struct{ Signal os.Signal }
+
+func (e *Interrupted) Error() string {
+	if e.Signal == nil {
+		return "interrupted"
+	}
+	return "interrupted by " + signalName(e.Signal)
+}
+
+// Is makes every *Interrupted match ErrInterrupted.
+func (e *Interrupted) Is(target error) bool { return target == ErrInterrupted }
+
+// exitCode is 128 + the signal's number where the signal has one.
+func (e *Interrupted) exitCode() int {
+	if s, ok := e.Signal.(syscall.Signal); ok && s > 0 && s < 64 {
+		return 128 + int(s)
+	}
+	return ExitInterrupted
+}
+
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
 
 // ExitCodesHelp is the text of `wbsctl help exit-codes`.
 const ExitCodesHelp = `wbsctl exits with:
@@ -44,7 +80,11 @@ const ExitCodesHelp = `wbsctl exits with:
   6  partial failure: some items of a bulk operation failed, the others succeeded
   7  changes pending: a dry run found changes and was asked to say so
   8  plan stale: the platform changed since the saved plan of --plan was made; nothing was sent
-130  interrupted: SIGINT or SIGTERM stopped the command (apply: run it again to finish)
+130  interrupted by SIGINT; 143 by SIGTERM (128 + the signal's number, as a
+     shell reports it). apply stops starting work, lets the requests in
+     flight finish and says whether work is left: run it again to finish.
+     An apply whose every change had been made when the signal came exits
+     as if none had come.
 `
 
 // UsageError is a command line wbsctl cannot read.
@@ -79,6 +119,10 @@ func ExitCode(err error) int {
 	case errors.As(err, &usage):
 		return ExitUsage
 	case errors.Is(err, ErrInterrupted):
+		var intr *Interrupted
+		if errors.As(err, &intr) {
+			return intr.exitCode()
+		}
 		return ExitInterrupted
 	case errors.As(err, &partial):
 		return ExitPartial

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -103,8 +104,11 @@ type executor struct {
 
 	mu      sync.Mutex
 	results []Result
-	// unknown holds the plan indexes of creates whose outcome is unknown.
+	// unknown holds the plan indexes of creates whose outcome is unknown
+	// or that were refused, perhaps as existing; refused holds the
+	// refusals, to be reported if the element is absent after all.
 	unknown []int
+	refused map[int]error
 }
 
 func (e *executor) stopped() bool {
@@ -135,14 +139,36 @@ func (e *executor) runAll(ctx context.Context, plan *Plan, idx []int) {
 		i := idx[k]
 		ch := &plan.Changes[i]
 		ack, err := e.apply(ctx, ch)
-		if ch.Action == ActionCreate && errors.Is(err, sdk.ErrOutcomeUnknown) {
-			e.mu.Lock()
-			e.unknown = append(e.unknown, i)
-			e.mu.Unlock()
+		if ch.Action == ActionCreate && e.settleLater(i, err) {
 			return
 		}
 		e.finish(i, ack, err, "")
 	})
+}
+
+// settleLater keeps the create at i for the read-back when its outcome is
+// unknown, or when the platform refused it in a way that may mean the
+// element exists: a request of an earlier, killed run that committed
+// late, or another job's create. The spec does not type that refusal
+// (a 400 like any bad field, or a 409 on other platforms), so the
+// read-back decides: present is brought to the record, absent keeps the
+// refusal.
+func (e *executor) settleLater(i int, err error) bool {
+	var apiErr *sdk.APIError
+	refused := errors.Is(err, sdk.ErrValidation) || (errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusConflict)
+	if !refused && !errors.Is(err, sdk.ErrOutcomeUnknown) {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.unknown = append(e.unknown, i)
+	if refused {
+		if e.refused == nil {
+			e.refused = map[int]error{}
+		}
+		e.refused[i] = err
+	}
+	return true
 }
 
 // apply sends the requests of one change.
@@ -234,14 +260,14 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 		e.unknown = nil
 		if round > maxResolveRounds || e.stopped() {
 			for _, i := range pending {
-				e.finish(i, nil, fmt.Errorf("create %q: outcome still unknown after %d read-backs", plan.Changes[i].Code, maxResolveRounds), "")
+				e.finish(i, nil, e.unsettled(i, fmt.Errorf("create %q: outcome still unknown after %d read-backs", plan.Changes[i].Code, maxResolveRounds)), "")
 			}
 			return
 		}
 		current, err := readElements(ctx, e.c, listOptions(e.opts.PageSize, e.opts.MaxPages))
 		if err != nil {
 			for _, i := range pending {
-				e.finish(i, nil, fmt.Errorf("create %q: outcome unknown and the read-back failed: %w", plan.Changes[i].Code, err), "")
+				e.finish(i, nil, e.unsettled(i, fmt.Errorf("create %q: outcome unknown and the read-back failed: %w", plan.Changes[i].Code, err)), "")
 			}
 			return
 		}
@@ -249,12 +275,17 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 			i := pending[k]
 			ch := plan.Changes[i]
 			el, ok := current[ch.Code]
+			e.mu.Lock()
+			refusal, wasRefused := e.refused[i]
+			delete(e.refused, i)
+			e.mu.Unlock()
+			if !ok && wasRefused {
+				e.finish(i, nil, refusal, "")
+				return
+			}
 			if !ok {
 				ack, err := e.create(ctx, ch.record)
-				if errors.Is(err, sdk.ErrOutcomeUnknown) {
-					e.mu.Lock()
-					e.unknown = append(e.unknown, i)
-					e.mu.Unlock()
+				if e.settleLater(i, err) {
 					return
 				}
 				e.finish(i, ack, err, "created again: the first create's answer was lost and the element was absent")
@@ -271,6 +302,9 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 				setLinkChanges(&fix, add, remove)
 			}
 			note := "the create's answer was lost; the element was found created"
+			if wasRefused {
+				note = "the create was refused and the element was found: it exists"
+			}
 			if fix.Action == ActionUnchanged {
 				e.finish(i, &sdk.Acknowledgement{}, nil, note)
 				return
@@ -279,6 +313,17 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 			e.finish(i, ack, err, note+" and brought to the record")
 		})
 	}
+}
+
+// unsettled is the error of a create the read-back could not settle: the
+// platform's refusal where there was one, else err.
+func (e *executor) unsettled(i int, err error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if refusal, ok := e.refused[i]; ok {
+		return refusal
+	}
+	return err
 }
 
 // createRequest is the create of a record, links inlined so that a new

@@ -125,10 +125,15 @@ type PlanOptions struct {
 	Concurrency int
 	// MaxPages bounds the pages of one list read; default DefaultMaxPages.
 	MaxPages int
-	// Known holds, by code, links a state file trusts: an element whose
-	// record names exactly these links has them read from here instead of
-	// the platform. The element list is read all the same.
-	Known map[string][]sdk.BusinessOrganization
+	// Known holds, by code, what a state file recorded of an element.
+	// Its links are trusted, instead of read, only for an element whose
+	// record names exactly these links and that the list shows with the
+	// description and active flag the state recorded: an element changed
+	// since may have had its links changed too.
+	Known map[string]State
+	// AlsoNamed are the codes of records left out as invalid: the file
+	// names them all the same, so a prune never deletes them.
+	AlsoNamed []string
 }
 
 // DefaultMaxPages bounds the pages of one list that apply reads, as a
@@ -165,6 +170,9 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		for i := range records {
 			named[records[i].Code] = true
 		}
+		for _, code := range opts.AlsoNamed {
+			named[code] = true
+		}
 	}
 	var needLinks []int
 	// The states of the creates are made in blocks, not one small object
@@ -184,8 +192,9 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 			continue
 		}
 		ch := diffElement(r, el)
-		if known, ok := opts.Known[r.Code]; ok && r.OrganizationsSet && sameLinks(known, r.Organizations) {
-			ch.Before.BusinessOrganizations = known
+		if known, ok := opts.Known[r.Code]; ok && r.OrganizationsSet && known.BusinessOrganizations != nil &&
+			sameListed(ch.Before, &known) && sameLinks(known.BusinessOrganizations, r.Organizations) {
+			ch.Before.BusinessOrganizations = known.BusinessOrganizations
 			plan.Changes = append(plan.Changes, ch)
 			continue
 		}
@@ -252,8 +261,9 @@ func diffElement(r *Record, el sdk.WBSElement) Change {
 	return ch
 }
 
-// planLinks reads the links of the changes at idx and plans what to add
-// and remove so that the element holds exactly the record's set.
+// planLinks reads the links of the changes at idx and, where the record
+// states links, plans what to add and remove so that the element holds
+// exactly the record's set.
 func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, opts PlanOptions) error {
 	var (
 		mu    sync.Mutex
@@ -270,8 +280,10 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 			}
 			return
 		}
-		add, remove := diffLinks(have, ch.record.Organizations)
-		setLinkChanges(ch, add, remove)
+		if ch.record.OrganizationsSet {
+			add, remove := diffLinks(have, ch.record.Organizations)
+			setLinkChanges(ch, add, remove)
+		}
 		ch.Before.BusinessOrganizations = append([]sdk.BusinessOrganization{}, have...)
 	})
 	return first

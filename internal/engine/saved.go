@@ -8,15 +8,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
-	"github.com/wbsctl/wbsctl/internal/config"
+	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
-// SavedPlanVersion is the version of a saved plan's format.
-const SavedPlanVersion = 1
+// SavedPlanVersion is the version of a saved plan's format. Version 2
+// records whether the plan was made with --prune.
+const SavedPlanVersion = 2
 
 // SavedPlan is a plan written by apply --dry-run --out, to be carried out
 // exactly by apply --plan once reviewed. It names the platform and client
@@ -24,13 +26,16 @@ const SavedPlanVersion = 1
 // holds each step with what the platform held before it. It holds no
 // secret or token.
 type SavedPlan struct {
-	FormatVersion int         `json:"formatVersion"`
-	BaseURL       string      `json:"baseUrl"`
-	ClientID      string      `json:"clientId"`
-	File          string      `json:"file"`
-	FileDigest    string      `json:"fileDigest"`
-	CreatedAt     time.Time   `json:"createdAt"`
-	Steps         []SavedStep `json:"steps"`
+	FormatVersion int    `json:"formatVersion"`
+	BaseURL       string `json:"baseUrl"`
+	ClientID      string `json:"clientId"`
+	File          string `json:"file"`
+	FileDigest    string `json:"fileDigest"`
+	// Prune is whether the plan was made with --prune: only such a plan
+	// may hold deletes.
+	Prune     bool        `json:"prune"`
+	CreatedAt time.Time   `json:"createdAt"`
+	Steps     []SavedStep `json:"steps"`
 }
 
 // SavedStep is one step of a saved plan: the change, and the record it
@@ -55,9 +60,9 @@ func FileDigest(data []byte) string {
 }
 
 // Save returns the saved form of plan: its steps other than the unchanged.
-func (p *Plan) Save(baseURL, clientID, file, digest string, now time.Time) *SavedPlan {
+func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
 	sp := &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, File: file, FileDigest: digest,
-		CreatedAt: now.UTC().Truncate(time.Second), Steps: []SavedStep{}}
+		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), Steps: []SavedStep{}}
 	for _, ch := range p.Changes {
 		if ch.Action == ActionUnchanged {
 			continue
@@ -81,18 +86,19 @@ func (sp *SavedPlan) Write(path string) error {
 	if err != nil {
 		return err
 	}
-	return config.WriteFileAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'), 0o600)
 }
 
 // ErrPlanUnusable is a saved plan that is damaged, of another version, or
 // made for another platform or client id.
 var ErrPlanUnusable = errors.New("the saved plan cannot be used")
 
-// ReadSavedPlan reads a saved plan made for baseURL and clientID.
+// ReadSavedPlan reads a saved plan made for baseURL and clientID and
+// checks its integrity.
 func ReadSavedPlan(path, baseURL, clientID string) (*SavedPlan, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrPlanUnusable, err)
 	}
 	sp, err := parseSavedPlan(b)
 	if err != nil {
@@ -112,16 +118,102 @@ func parseSavedPlan(b []byte) (*SavedPlan, error) {
 	if sp.FormatVersion != SavedPlanVersion {
 		return nil, fmt.Errorf("format version %d, want %d", sp.FormatVersion, SavedPlanVersion)
 	}
+	seen := make(map[string]int, len(sp.Steps))
 	for i, st := range sp.Steps {
-		switch {
-		case st.Action == ActionDelete && st.Before != nil:
-		case (st.Action == ActionCreate || st.Action == ActionUpdate) && st.Record != nil && st.Record.Code == st.Code &&
-			(st.Action == ActionCreate || st.Before != nil):
-		default:
-			return nil, fmt.Errorf("step %d (%s %q) is incomplete", i+1, st.Action, st.Code)
+		if first, dup := seen[st.Code]; dup {
+			return nil, fmt.Errorf("step %d (%s %q) repeats step %d: a plan changes an element once", i+1, st.Action, st.Code, first)
+		}
+		seen[st.Code] = i + 1
+		if err := st.check(sp.Prune); err != nil {
+			return nil, fmt.Errorf("step %d (%s %q): %v", i+1, st.Action, st.Code, err)
 		}
 	}
 	return &sp, nil
+}
+
+// check holds a step to what apply makes: the record is what is sent and
+// the after is what a reviewer reads, so the record applied over the
+// before must give the after, and the action, fields and links must be
+// the difference of the two. A step edited by hand fails here.
+func (st *SavedStep) check(prune bool) error {
+	switch st.Action {
+	case ActionCreate:
+		if st.Before != nil || st.After == nil || st.Record == nil {
+			return errors.New("a create has an after and a record, and no before")
+		}
+	case ActionUpdate:
+		if st.Before == nil || st.After == nil || st.Record == nil {
+			return errors.New("an update has a before, an after and a record")
+		}
+	case ActionDelete:
+		if !prune {
+			return errors.New("a delete in a plan made without --prune")
+		}
+		if st.Before == nil || st.After != nil || st.Record != nil || len(st.Fields) > 0 ||
+			len(st.AddOrganizations)+len(st.RemoveOrganizations) > 0 {
+			return errors.New("a delete has a before and nothing else")
+		}
+		return nil
+	default:
+		return fmt.Errorf("unknown action %q", st.Action)
+	}
+	if st.Record.Code != st.Code {
+		return fmt.Errorf("the record is of %q", st.Record.Code)
+	}
+	if !sameState(recordState(st.Record.record(st.Line), st.Before), st.After) {
+		return errors.New("the record does not give the after")
+	}
+	var fields []string
+	var add, remove []sdk.BusinessOrganization
+	if st.Action == ActionUpdate {
+		fields, add, remove = changed(st.Before, st.After)
+		if len(fields) == 0 {
+			return errors.New("an update that changes nothing")
+		}
+	}
+	if !slices.Equal(fields, st.Fields) || !sameLinks(add, st.AddOrganizations) || !sameLinks(remove, st.RemoveOrganizations) ||
+		len(dedupe(st.AddOrganizations)) != len(st.AddOrganizations) || len(dedupe(st.RemoveOrganizations)) != len(st.RemoveOrganizations) {
+		return errors.New("the fields or links it changes are not the difference of its before and after")
+	}
+	return nil
+}
+
+// changed returns what differs from before to after, as a plan names it:
+// the fields in plan order, and the links to add and remove where both
+// sides hold them.
+func changed(before, after *State) (fields []string, add, remove []sdk.BusinessOrganization) {
+	if deref(before.Description) != deref(after.Description) || (before.Description == nil) != (after.Description == nil) {
+		fields = append(fields, "description")
+	}
+	if before.IsActive != after.IsActive {
+		fields = append(fields, "isActive")
+	}
+	if before.BusinessOrganizations != nil && after.BusinessOrganizations != nil {
+		if add, remove = diffLinks(before.BusinessOrganizations, after.BusinessOrganizations); len(add)+len(remove) > 0 {
+			fields = append(fields, "businessOrganizations")
+		}
+	}
+	return fields, add, remove
+}
+
+// sameState compares two states field by field, links as sets; links
+// read on one side only differ.
+func sameState(a, b *State) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return sameListed(a, b) && (a.BusinessOrganizations == nil) == (b.BusinessOrganizations == nil) &&
+		sameLinks(a.BusinessOrganizations, b.BusinessOrganizations)
+}
+
+// Plan returns the steps of sp as a plan, to be shown: the changes as
+// they were saved.
+func (sp *SavedPlan) Plan() *Plan {
+	plan := &Plan{Changes: make([]Change, len(sp.Steps))}
+	for i, st := range sp.Steps {
+		plan.Changes[i] = st.Change
+	}
+	return plan
 }
 
 // ErrPlanStale is a saved plan whose elements the platform no longer holds
@@ -129,8 +221,8 @@ func parseSavedPlan(b []byte) (*SavedPlan, error) {
 var ErrPlanStale = errors.New("the platform changed since the plan was made")
 
 // Verify reads the platform once (the element list, and the links of the
-// steps that touch links) and returns the plan of exactly sp's steps when
-// every element is as the plan found it, or an error matching
+// steps whose before holds links) and returns the plan of exactly sp's
+// steps when every element is as the plan found it, or an error matching
 // ErrPlanStale that names the elements that moved.
 func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions) (*Plan, error) {
 	opts = opts.withDefaults()
@@ -164,15 +256,10 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 			}
 			r := st.Record.record(st.Line)
 			plan.Changes = append(plan.Changes, diffElement(r, el))
-			// Links are read only for the steps that change them: the
-			// others send nothing about links.
-			if r.OrganizationsSet && (len(st.AddOrganizations) > 0 || len(st.RemoveOrganizations) > 0) {
+			if st.Before.BusinessOrganizations != nil {
+				// The plan read these links: they are read again, to
+				// be compared, whether or not the step changes them.
 				needLinks = append(needLinks, len(plan.Changes)-1)
-			} else if r.OrganizationsSet {
-				// What the links are now was not read: the state does
-				// not learn it from this run.
-				r.OrganizationsSet = false
-				plan.Changes[len(plan.Changes)-1].After.BusinessOrganizations = nil
 			}
 		}
 	}
@@ -180,14 +267,14 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 		if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
 			return nil, err
 		}
-		want := map[string]SavedStep{}
+		want := make(map[string]SavedStep, len(sp.Steps))
 		for _, st := range sp.Steps {
 			want[st.Code] = st
 		}
 		for _, ch := range plan.Changes {
 			if ch.Action == ActionUpdate || ch.Action == ActionUnchanged {
 				st := want[ch.Code]
-				if !sameLinkState(ch.Before, st.Before) || ch.Action != st.Action {
+				if !sameLinkState(ch.Before, st.Before) || ch.Action != st.Action || !slices.Equal(ch.Fields, st.Fields) {
 					moved = append(moved, ch.Code+" (its links changed)")
 				}
 			}

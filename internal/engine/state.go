@@ -8,7 +8,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/wbsctl/wbsctl/internal/config"
+	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -75,18 +75,12 @@ func (s *StateFile) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return config.WriteFileAtomic(path, b)
+	return atomicfile.Write(path, b, 0o600)
 }
 
-// Known returns the links the state trusts, by code.
-func (s *StateFile) Known() map[string][]sdk.BusinessOrganization {
-	known := map[string][]sdk.BusinessOrganization{}
-	for code, e := range s.Elements {
-		if e.BusinessOrganizations != nil {
-			known[code] = e.BusinessOrganizations
-		}
-	}
-	return known
+// Known returns what the state recorded, by code, for PlanOptions.Known.
+func (s *StateFile) Known() map[string]State {
+	return s.Elements
 }
 
 // Begin records, before any write, what the plan read: the unchanged

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -50,6 +52,17 @@ type Options struct {
 	Quiet     bool
 	// Stop, when closed, stops starting new work (SIGINT, SIGTERM).
 	Stop <-chan struct{}
+	// signal is the signal that closed Stop.
+	signal atomic.Pointer[cmdutil.Interrupted]
+}
+
+// interrupted is the error of a run that Stop ended: SIGINT's unless a
+// signal says otherwise (a test closes Stop itself).
+func (o *Options) interrupted() *cmdutil.Interrupted {
+	if sig := o.signal.Load(); sig != nil {
+		return sig
+	}
+	return &cmdutil.Interrupted{Signal: syscall.SIGINT}
 }
 
 // NewCmdApply returns `wbsctl apply`.
@@ -74,7 +87,15 @@ platform's RateLimit headers. On a terminal a progress bar shows counts,
 rate and time left; elsewhere a line every 3 s does. A failed record does not stop the others;
 wbsctl exits with 6 when some failed. SIGINT or SIGTERM stops starting
 new work, lets requests in flight finish and writes the report; running
-the same command again finishes the job.`,
+the same command again finishes the job (exit 130 for SIGINT, 143 for
+SIGTERM, or as if no signal had come when every change was made).
+
+A saved plan (--dry-run --out) is checked before it runs: a record that
+does not give its after, an action that does not fit its before and
+after, a step given twice, or a delete in a plan made without --prune is
+refused with exit 2 and nothing sent. --plan P --dry-run prints it.
+Plans and states are written 0600 beside their target and renamed into
+place; the folder is left as it is.`,
 		Example: `  wbsctl apply -f wbs-elements.csv
   wbsctl apply -f export.json --dry-run --detailed-exitcode
   erp-export | wbsctl apply -f - --format ndjson --report results.ndjson --prune --yes
@@ -118,9 +139,6 @@ the same command again finishes the job.`,
 // Run carries out `wbsctl apply`.
 func Run(ctx context.Context, o *Options) error {
 	start := time.Now() // the whole run: the plan's reads count too
-	if err := o.check(); err != nil {
-		return err
-	}
 	perMinute, err := engine.ParseRate(o.Rate)
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
@@ -139,7 +157,13 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
+	if o.Plan != "" && o.DryRun {
+		return printSavedPlan(o, c)
+	}
 	planOpts := engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages}
+	for _, r := range parsed.Invalid {
+		planOpts.AlsoNamed = append(planOpts.AlsoNamed, r.Code)
+	}
 	var state *engine.StateFile
 	if o.State != "" {
 		unlock, err := engine.LockState(o.State)
@@ -157,7 +181,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	// The plan only reads: a signal ends it at once.
-	planCtx, endPlan := untilStopped(ctx, o.Stop)
+	planCtx, endPlan := untilStopped(ctx, o)
 	var plan *engine.Plan
 	if o.Plan != "" {
 		plan, err = verifySavedPlan(planCtx, c, o, planOpts)
@@ -166,8 +190,8 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	endPlan()
 	if err != nil {
-		if context.Cause(planCtx) == cmdutil.ErrInterrupted {
-			return fmt.Errorf("%w while planning: nothing was sent", cmdutil.ErrInterrupted)
+		if cause := context.Cause(planCtx); errors.Is(cause, cmdutil.ErrInterrupted) {
+			return fmt.Errorf("%w while planning: nothing was sent", cause)
 		}
 		if errors.Is(err, sdk.ErrListTooLong) {
 			return fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
@@ -179,7 +203,7 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 		if o.Out != "" {
-			saved := plan.Save(c.BaseURL(), c.ClientID(), o.File, digest, time.Now())
+			saved := plan.Save(c.BaseURL(), c.ClientID(), o.File, digest, o.Prune, time.Now())
 			if err := saved.Write(o.Out); err != nil {
 				return fmt.Errorf("writing the plan: %w", err)
 			}
@@ -261,9 +285,19 @@ func Run(ctx context.Context, o *Options) error {
 	sum := engine.Summarize(results)
 	sum.Requests, sum.Throttled = limiter.Attempts(), limiter.Throttled()
 	sum.Reads, sum.Writes, sum.Tokens = limiter.Answers()
+	// Work is left when a change did not start (a prune held back for
+	// confirmation is not left work) or the second signal cut requests
+	// short; an interruption after the last change leaves none.
+	left := ctx.Err() != nil
+	for _, r := range results {
+		left = left || (r.Status == engine.StatusSkipped && !(r.Action == engine.ActionDelete && !allowPrune))
+	}
 	select {
 	case <-o.Stop:
-		sum.Interrupted = true
+		sum.Interrupted = left
+		if !left {
+			fmt.Fprintf(o.IO.ErrOut, "%s came after the last change: nothing is left to do\n", o.interrupted())
+		}
 	default:
 	}
 	for _, r := range results {
@@ -279,7 +313,7 @@ func Run(ctx context.Context, o *Options) error {
 	fmt.Fprintf(o.IO.ErrOut, "%s in %s\n", sum, time.Since(start).Round(time.Millisecond))
 	switch {
 	case sum.Interrupted:
-		return fmt.Errorf("%w: run the same command again to finish", cmdutil.ErrInterrupted)
+		return fmt.Errorf("%w: run the same command again to finish", o.interrupted())
 	case sum.Failed > 0:
 		return &cmdutil.PartialError{Failed: sum.Failed, Total: len(results)}
 	case sum.Invalid > 0:
@@ -296,8 +330,8 @@ func (o *Options) check() error {
 		return usage("-f FILE, or --plan PLAN, is required")
 	case o.File != "" && o.Plan != "":
 		return usage("-f and --plan cannot be used together: a saved plan carries its steps")
-	case o.Plan != "" && (o.DryRun || o.Prune || o.SkipInvalid):
-		return usage("--plan carries out a saved plan as it is: --dry-run, --prune and --skip-invalid belong to making it")
+	case o.Plan != "" && (o.Prune || o.SkipInvalid || o.Out != ""):
+		return usage("--plan carries out a saved plan as it is: --prune, --skip-invalid and --out belong to making it")
 	case o.Out != "" && !o.DryRun:
 		return usage("--out saves the plan of a --dry-run: give both")
 	case o.DetailedExitcode && !o.DryRun:
@@ -311,7 +345,47 @@ func (o *Options) check() error {
 	case o.Refresh && o.State == "":
 		return usage("--refresh rebuilds the state of --state: give both")
 	}
+	return o.checkPaths()
+}
+
+// checkPaths refuses a file to write (--out, --state, --report) that is
+// a file read (-f, --plan), or another file to write, by the same name
+// or another: writing it would destroy what the run reads or writes.
+func (o *Options) checkPaths() error {
+	type named struct{ flag, path string }
+	var read, written []named
+	if o.File != "" && o.File != "-" {
+		read = append(read, named{"-f", o.File})
+	}
+	if o.Plan != "" {
+		read = append(read, named{"--plan", o.Plan})
+	}
+	for _, w := range []named{{"--out", o.Out}, {"--state", o.State}, {"--report", o.Report}} {
+		if w.path == "" {
+			continue
+		}
+		for _, other := range append(read, written...) {
+			if sameFile(w.path, other.path) {
+				return &cmdutil.UsageError{Err: fmt.Errorf("%s %s is the file of %s: give another file (nothing was sent)", w.flag, w.path, other.flag)}
+			}
+		}
+		written = append(written, w)
+	}
 	return nil
+}
+
+// sameFile reports whether a and b name one file: the same path once
+// cleaned, or, for files that exist, the same file by another name (a
+// link, a relative path).
+func sameFile(a, b string) bool {
+	if absA, err := filepath.Abs(a); err == nil {
+		if absB, err := filepath.Abs(b); err == nil && absA == absB {
+			return true
+		}
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // readFile reads and checks the file of -f, and returns its digest.
@@ -337,7 +411,46 @@ func readFile(o *Options) (*engine.File, string, error) {
 	if o.Prune && len(parsed.Records) == 0 {
 		return nil, "", &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
 	}
+	if o.Prune {
+		if line := unreadLine(parsed); line > 0 {
+			return nil, "", fmt.Errorf("%s: line %d could not be read as a record, so the element it names is unknown and --prune could delete it; nothing was sent: %w",
+				o.File, line, sdk.ErrValidation)
+		}
+	}
 	return parsed, engine.FileDigest(data), nil
+}
+
+// unreadLine returns the first line with a problem that no record was
+// read from (0 for none): the code it holds, if any, is unknown.
+func unreadLine(f *engine.File) int {
+	read := map[int]bool{}
+	for _, r := range f.Invalid {
+		read[r.Line] = true
+	}
+	for _, p := range f.Problems {
+		if !read[p.Line] {
+			return p.Line
+		}
+	}
+	return 0
+}
+
+// printSavedPlan prints the saved plan of --plan as the diff of a dry
+// run, without a request: what a reviewer reads is what --plan would
+// carry out, if the platform still holds what the plan found.
+func printSavedPlan(o *Options, c *sdk.Client) error {
+	saved, err := engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
+	if err != nil {
+		return &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
+	}
+	plan := saved.Plan()
+	if err := printPlan(o, plan, false); err != nil {
+		return err
+	}
+	if o.DetailedExitcode && plan.Pending() {
+		return errPending
+	}
+	return nil
 }
 
 // verifySavedPlan reads the saved plan of --plan and checks it against
@@ -345,10 +458,9 @@ func readFile(o *Options) (*engine.File, string, error) {
 func verifySavedPlan(ctx context.Context, c *sdk.Client, o *Options, opts engine.PlanOptions) (*engine.Plan, error) {
 	saved, err := engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
 	if err != nil {
-		if errors.Is(err, engine.ErrPlanUnusable) {
-			return nil, &cmdutil.UsageError{Err: err}
-		}
-		return nil, err
+		// Damaged, edited, another platform's, or not there: a usage
+		// error found before anything was sent.
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
 	}
 	plan, err := saved.Verify(ctx, c, opts)
 	if errors.Is(err, engine.ErrPlanStale) {
@@ -370,14 +482,15 @@ func onSignals(parent context.Context, o *Options) (context.Context, func()) {
 	done := make(chan struct{})
 	go func() {
 		select {
-		case <-sigs:
+		case sig := <-sigs:
+			o.signal.Store(&cmdutil.Interrupted{Signal: sig})
 			close(stop)
 		case <-done:
 			return
 		}
 		select {
 		case <-sigs:
-			cancel(cmdutil.ErrInterrupted)
+			cancel(o.interrupted())
 		case <-done:
 		}
 	}()
@@ -388,16 +501,16 @@ func onSignals(parent context.Context, o *Options) (context.Context, func()) {
 	}
 }
 
-// untilStopped returns a context that also ends when stop closes.
-func untilStopped(ctx context.Context, stop <-chan struct{}) (context.Context, func()) {
+// untilStopped returns a context that also ends when o.Stop closes.
+func untilStopped(ctx context.Context, o *Options) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	if stop == nil {
+	if o.Stop == nil {
 		return ctx, func() { cancel(nil) }
 	}
 	go func() {
 		select {
-		case <-stop:
-			cancel(cmdutil.ErrInterrupted)
+		case <-o.Stop:
+			cancel(o.interrupted())
 		case <-ctx.Done():
 		}
 	}()
@@ -423,6 +536,22 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 		if err := enc.Encode(map[string]any{"formatVersion": doc.FormatVersion, "summary": doc.Summary}); err != nil {
 			return err
 		}
+	case g.JQ == "" && g.Template == "" && (g.Output == "table" || g.Output == "csv" || g.Output == "plain"):
+		// A row a change: the document is one value, which a table
+		// cannot show.
+		columns, rows, items := planRows(plan, showUnchanged)
+		p, err := o.Printer(columns...)
+		if err != nil {
+			return err
+		}
+		for i, row := range rows {
+			if err := p.Add(items[i], row...); err != nil {
+				return err
+			}
+		}
+		if err := p.Flush(); err != nil {
+			return err
+		}
 	case o.Structured():
 		p, err := o.Printer()
 		if err != nil {
@@ -432,7 +561,7 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 			return err
 		}
 	default:
-		if err := engine.WritePlan(o.IO.Out, plan, engine.PlanView{Color: o.IO.ColorEnabled(), ShowUnchanged: showUnchanged}); err != nil {
+		if err := writePlan(o.IO.Out, plan, planView{Color: o.IO.ColorEnabled(), ShowUnchanged: showUnchanged}); err != nil {
 			return err
 		}
 	}
@@ -476,13 +605,17 @@ func progress(o *Options, total int, done, failed *atomic.Int64, stop <-chan str
 }
 
 func writeReport(path string, results []engine.Result, sum engine.Summary) error {
-	file, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	file, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
 	}
-	if err := engine.WriteReport(file, results, sum); err != nil {
-		file.Close()
+	defer file.Abort()
+	w := bufio.NewWriter(file)
+	if err := engine.WriteReport(w, results, sum); err != nil {
 		return err
 	}
-	return file.Close()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return file.Commit()
 }

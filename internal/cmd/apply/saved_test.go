@@ -100,7 +100,7 @@ func TestSavedPlanOfAnotherPlatformIsRefused(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", name, code, errOut)
 		}
 	}
-	for _, args := range [][]string{{"--plan", plan, "-f", "x.csv"}, {"--plan", plan, "--dry-run"}, {"-f", "x.csv", "--out", plan}} {
+	for _, args := range [][]string{{"--plan", plan, "-f", "x.csv"}, {"--plan", plan, "--prune"}, {"-f", "x.csv", "--out", plan}} {
 		if code, _, _ := run(t, srv, "", append([]string{"apply"}, args...)...); code != cmdutil.ExitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, cmdutil.ExitUsage)
 		}

@@ -60,8 +60,9 @@ func result(t *testing.T, done <-chan cmdtest.Result) cmdtest.Result {
 	return res
 }
 
-// SIGINT while apply plans against a list that never ends stops the plan
-// at once, sends nothing, and exits 130.
+// SIGINT or SIGTERM while apply plans against a list that never ends
+// stops the plan at once, sends nothing, and exits 128 + the signal's
+// number: 130 and 143.
 func TestSignalStopsThePlan(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestSignalStopsThePlan(t *testing.T) {
 			waitFor(t, "the plan to read", func() bool { return lists.Load() >= 3 })
 			syscall.Kill(os.Getpid(), sig)
 			res := result(t, done)
-			if res.Code != cmdutil.ExitInterrupted || !strings.Contains(res.ErrOut, "interrupted while planning") {
+			if res.Code != 128+int(sig) || !strings.Contains(res.ErrOut, "interrupted by "+map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]+" while planning: nothing was sent") {
 				t.Fatalf("exit %d: %s", res.Code, res.ErrOut)
 			}
 			if n := lists.Load(); n > 1000 {

@@ -1,0 +1,134 @@
+package apply
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/notation"
+	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// planView chooses how writePlan shows a plan to a person.
+type planView struct {
+	// Color marks the kinds of change with ANSI colours, for a terminal.
+	Color bool
+	// ShowUnchanged lists the unchanged elements too; otherwise they are
+	// only counted.
+	ShowUnchanged bool
+}
+
+const (
+	green, yellow, red, dim, reset = "\x1b[32m", "\x1b[33m", "\x1b[31m", "\x1b[2m", "\x1b[0m"
+)
+
+var (
+	marks  = map[engine.Action]string{engine.ActionCreate: "+", engine.ActionUpdate: "~", engine.ActionDelete: "-", engine.ActionUnchanged: " "}
+	colors = map[engine.Action]string{engine.ActionCreate: green, engine.ActionUpdate: yellow, engine.ActionDelete: red, engine.ActionUnchanged: dim}
+)
+
+// writePlan writes plan as a reviewable diff: per element the kind of
+// change, its code and line, and each field as before → after (a create
+// shows what it will hold, a delete what is removed; organizations added
+// and removed as +TYPE=CODE and -TYPE=CODE). Text from the file or the
+// platform is quoted or escaped, never printed raw.
+func writePlan(w io.Writer, plan *engine.Plan, v planView) error {
+	paint := func(color, s string) string {
+		if !v.Color {
+			return s
+		}
+		return color + s + reset
+	}
+	var b strings.Builder
+	for _, ch := range plan.Changes {
+		if ch.Action == engine.ActionUnchanged && !v.ShowUnchanged {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %s", paint(colors[ch.Action], marks[ch.Action]+" "+string(ch.Action)), output.Escape(ch.Code))
+		if ch.Line > 0 {
+			fmt.Fprintf(&b, "  (line %d)", ch.Line)
+		}
+		b.WriteString("\n")
+		for _, f := range changeFields(ch, paint) {
+			fmt.Fprintf(&b, "      %-15s%s\n", f[0]+":", f[1])
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// planRows are the rows of a plan in a table or CSV: one a change, its
+// fields as in the diff, joined by "; ".
+func planRows(plan *engine.Plan, showUnchanged bool) (columns []string, rows [][]string, items []engine.Change) {
+	plain := func(_, s string) string { return s }
+	for _, ch := range plan.Changes {
+		if ch.Action == engine.ActionUnchanged && !showUnchanged {
+			continue
+		}
+		var parts []string
+		for _, f := range changeFields(ch, plain) {
+			parts = append(parts, f[0]+": "+f[1])
+		}
+		line := ""
+		if ch.Line > 0 {
+			line = strconv.Itoa(ch.Line)
+		}
+		rows = append(rows, []string{string(ch.Action), ch.Code, line, strings.Join(parts, "; ")})
+		items = append(items, ch)
+	}
+	return []string{"ACTION", "CODE", "LINE", "CHANGES"}, rows, items
+}
+
+// changeFields are the fields a change shows, as name and value.
+func changeFields(ch engine.Change, paint func(color, s string) string) [][2]string {
+	var out [][2]string
+	field := func(name, value string) { out = append(out, [2]string{name, value}) }
+	switch ch.Action {
+	case engine.ActionCreate:
+		field("description", quote(ch.After.Description))
+		field("isActive", strconv.FormatBool(ch.After.IsActive))
+		if len(ch.After.BusinessOrganizations) > 0 {
+			field("organizations", paint(green, orgList("+", ch.After.BusinessOrganizations)))
+		}
+	case engine.ActionDelete:
+		field("description", quote(ch.Before.Description))
+		field("isActive", strconv.FormatBool(ch.Before.IsActive))
+	case engine.ActionUpdate:
+		for _, f := range ch.Fields {
+			switch f {
+			case "description":
+				field("description", quote(ch.Before.Description)+" → "+quote(ch.After.Description))
+			case "isActive":
+				field("isActive", strconv.FormatBool(ch.Before.IsActive)+" → "+strconv.FormatBool(ch.After.IsActive))
+			case "businessOrganizations":
+				var parts []string
+				if len(ch.AddOrganizations) > 0 {
+					parts = append(parts, paint(green, orgList("+", ch.AddOrganizations)))
+				}
+				if len(ch.RemoveOrganizations) > 0 {
+					parts = append(parts, paint(red, orgList("-", ch.RemoveOrganizations)))
+				}
+				field("organizations", strings.Join(parts, " "))
+			}
+		}
+	}
+	return out
+}
+
+func quote(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return strconv.Quote(*s)
+}
+
+func orgList(sign string, orgs []sdk.BusinessOrganization) string {
+	parts := make([]string, len(orgs))
+	for i, o := range orgs {
+		parts[i] = sign + output.Escape(notation.FormatOne(o))
+	}
+	return strings.Join(parts, " ")
+}
