@@ -35,6 +35,9 @@ type Run struct {
 	// ClientOptions are added to the client's options after the fast
 	// retry policy, such as a transport shared by many runs.
 	ClientOptions []sdk.Option
+	// Ctx is the context of the run; cancelling it is the second signal
+	// of a command that handles signals. Default context.Background().
+	Ctx context.Context
 }
 
 // Do runs args and fails the test if the client secret was printed.
@@ -52,7 +55,11 @@ func (r Run) Do(t *testing.T, srv *wbstest.Server, args ...string) Result {
 	f.Getenv = func(k string) string { return env[k] }
 	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
 	f.ClientOptions = append(f.ClientOptions, r.ClientOptions...)
-	res := Result{root.Run(context.Background(), f, args), out.String(), errOut.String()}
+	ctx := r.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res := Result{root.Run(ctx, f, args), out.String(), errOut.String()}
 	if strings.Contains(res.Out+res.ErrOut, srv.ClientSecret) {
 		t.Fatalf("the secret was printed: %+v", res)
 	}
