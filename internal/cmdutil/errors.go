@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -167,25 +168,28 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 		_ = enc.Encode(doc)
 		return
 	}
+	// Every string here may come from the platform or a file: escaped,
+	// so that no escape sequence or bidi control reaches a terminal.
+	esc := output.Escape
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Problem != nil:
 		p := apiErr.Problem
 		if context := strings.TrimSuffix(strings.TrimSuffix(err.Error(), apiErr.Error()), ": "); context != err.Error() && context != "" {
-			fmt.Fprintf(w, "error: %s\n", context)
+			fmt.Fprintf(w, "error: %s\n", output.EscapeLines(context))
 		}
-		fmt.Fprintf(w, "error: %s %s: %s\n", apiErr.Method, apiErr.Path, cmp.Or(p.Title, fmt.Sprint(apiErr.StatusCode)))
+		fmt.Fprintf(w, "error: %s %s: %s\n", apiErr.Method, esc(apiErr.Path), esc(cmp.Or(p.Title, fmt.Sprint(apiErr.StatusCode))))
 		for _, kv := range [][2]string{{"detail", p.Detail}, {"status", fmt.Sprint(apiErr.StatusCode)}, {"type", p.Type}, {"instance", p.Instance}, {"correlation id", apiErr.CorrelationID}} {
 			if kv[1] != "" {
-				fmt.Fprintf(w, "  %-15s %s\n", kv[0]+":", kv[1])
+				fmt.Fprintf(w, "  %-15s %s\n", kv[0]+":", esc(kv[1]))
 			}
 		}
 	case errors.As(err, &ve):
 		fmt.Fprintf(w, "error: %s: invalid request\n", ve.Operation)
 		for _, v := range ve.Violations {
-			fmt.Fprintf(w, "  %s: %s (limit: %s)\n", v.Field, v.Message, v.Limit)
+			fmt.Fprintf(w, "  %s: %s (limit: %s)\n", esc(v.Field), esc(v.Message), esc(v.Limit))
 		}
 	default:
-		fmt.Fprintf(w, "error: %v\n", err)
+		fmt.Fprintf(w, "error: %s\n", output.EscapeLines(err.Error()))
 		if hint := certificateHint(err); hint != "" {
 			fmt.Fprintf(w, "hint: %s\n", hint)
 		}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 	"github.com/olekukonko/tablewriter"
@@ -42,6 +43,9 @@ type Options struct {
 	JQ string
 	// Template renders the JSON form of the output with text/template.
 	Template string
+	// Terminal is whether the output goes to a terminal: the default
+	// format is then a table, and every character a terminal would act
+	// on is escaped (TerminalWriter).
 	Terminal bool
 }
 
@@ -69,6 +73,9 @@ type Printer struct {
 
 // New returns a Printer for items whose table rows have the given columns.
 func New(w io.Writer, opts Options, columns ...string) (*Printer, error) {
+	if opts.Terminal {
+		w = TerminalWriter(w)
+	}
 	p := &Printer{w: newStreamWriter(w), opts: opts, columns: columns}
 	switch f := Format(strings.ToLower(opts.Format)); f {
 	case "":
@@ -176,17 +183,21 @@ func (p *Printer) streamRow(row []string) error {
 	return err
 }
 
-// Escape writes the control characters of s (C0, DEL and C1: an escape
-// sequence, a carriage return, a tab or newline that would split a row)
-// as Go escapes, so that text from a file or the platform reaches a
-// terminal as text. Everything else is kept as it is.
+// Escape writes the control and bidirectional-formatting characters of s
+// as Go escapes (\x1b, \u202e), so that text from a file or the platform
+// reaches a terminal as text: no escape sequence runs, no carriage
+// return or newline splits a line or a row, no right-to-left override
+// reorders what follows. Everything else is kept as it is. Every string
+// from the platform or a file that a command prints for people goes
+// through Escape, or, written as data to a terminal, through
+// TerminalWriter.
 func Escape(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
+	if !strings.ContainsFunc(s, unsafeOnTerminal) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if isControl(r) {
+		if unsafeOnTerminal(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue
@@ -196,7 +207,67 @@ func Escape(s string) string {
 	return b.String()
 }
 
-func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
+// EscapeLines is Escape for a message of several lines: its newlines are
+// kept, everything else escaped.
+func EscapeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// unsafeOnTerminal reports whether a terminal acts on r instead of
+// showing it: C0 controls, DEL, C1 controls, and the characters that
+// change the direction of the text after them.
+func unsafeOnTerminal(r rune) bool {
+	switch {
+	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, r == 0x2028, r == 0x2029,
+		r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// TerminalWriter returns a writer to a terminal that passes data on with
+// every character a terminal would act on, other than newline and tab,
+// written as a \uXXXX escape: in JSON that is the same string, and in
+// YAML, CSV, plain rows, --jq and --template output it is text to read.
+// Data written to a pipe or a file stays exact: use w there.
+func TerminalWriter(w io.Writer) io.Writer { return &terminalWriter{w: w} }
+
+type terminalWriter struct {
+	w    io.Writer
+	tail []byte // an incomplete UTF-8 sequence held for the next Write
+}
+
+func (t *terminalWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	if len(t.tail) > 0 {
+		b = append(t.tail, b...)
+		t.tail = nil
+	}
+	var out []byte
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 && !utf8.FullRune(b[i:]) {
+			t.tail = append([]byte(nil), b[i:]...)
+			break
+		}
+		if r != '\n' && r != '\t' && r != utf8.RuneError && unsafeOnTerminal(r) {
+			out = fmt.Appendf(out, "\\u%04x", r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
 
 func escapeRow(row []string) []string {
 	out := make([]string, len(row))

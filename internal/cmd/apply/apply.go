@@ -24,6 +24,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -302,7 +303,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	for _, r := range results {
 		if r.Status == engine.StatusFailed {
-			fmt.Fprintf(o.IO.ErrOut, "line %d (code %q): %s failed: %s\n", r.Line, r.Code, r.Action, r.Detail)
+			fmt.Fprintf(o.IO.ErrOut, "line %d (code %q): %s failed: %s\n", r.Line, r.Code, r.Action, output.Escape(r.Detail))
 		}
 	}
 	if o.Report != "" {
@@ -403,7 +404,7 @@ func readFile(o *Options) (*engine.File, string, error) {
 		return nil, "", err
 	}
 	for _, p := range parsed.Problems {
-		fmt.Fprintln(o.IO.ErrOut, p.String())
+		fmt.Fprintln(o.IO.ErrOut, output.Escape(p.String()))
 	}
 	if len(parsed.Problems) > 0 && !o.SkipInvalid {
 		return nil, "", fmt.Errorf("%s: %d problems, nothing was sent: %w", o.File, len(parsed.Problems), sdk.ErrValidation)

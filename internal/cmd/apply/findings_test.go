@@ -323,3 +323,19 @@ func TestSignalAfterTheLastChangeLeavesNothingToDo(t *testing.T) {
 		t.Fatalf("exit %d, created %v: %s", code, ok, errOut)
 	}
 }
+
+// apply's failure lines and problems reach the terminal escaped.
+func TestApplyFailureLinesAreEscaped(t *testing.T) {
+	hostile := "x\x1b]0;owned\x07y\x1b[2Jz\u202eq"
+	b, _ := json.Marshal(hostile)
+	srv := brokenCreates(t, false, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"title":` + string(b) + `,"status":400,"detail":` + string(b) + `}`))
+	})
+	file := writeFile(t, t.TempDir(), "f.csv", "wbsElementCode,description\nP-1,one\nP\u202e2,"+strings.Repeat("d", 101)+"\n")
+	code, _, errOut := runMode(t, srv, true, "", "apply", "-f", file, "--skip-invalid", "--rate", "0")
+	if code != cmdutil.ExitPartial || strings.ContainsAny(errOut, "\x1b\x07\u202e") || !strings.Contains(errOut, "create failed: x\\x1b]0;owned") {
+		t.Fatalf("exit %d: %q", code, errOut)
+	}
+}

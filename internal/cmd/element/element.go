@@ -43,7 +43,7 @@ func printAck(streams *iostreams.IOStreams, printer func(...string) (*output.Pri
 			CorrelationID string `json:"correlationId"`
 		}{code, ack.CorrelationID}, code, ack.CorrelationID)
 	}
-	fmt.Fprintf(streams.ErrOut, "%s %s (correlation id %s)\n", verb, strconv.Quote(code), ack.CorrelationID)
+	fmt.Fprintf(streams.ErrOut, "%s %s (correlation id %s)\n", verb, strconv.Quote(code), output.Escape(ack.CorrelationID))
 	return nil
 }
 

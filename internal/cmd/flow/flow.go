@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -77,7 +78,11 @@ func runExecute(ctx context.Context, o *ExecuteOptions) error {
 		return err
 	}
 	if !o.Structured() {
-		_, err := fmt.Fprintln(o.IO.Out, string(out))
+		w := o.IO.Out
+		if o.IO.IsStdoutTTY() {
+			w = output.TerminalWriter(w)
+		}
+		_, err := fmt.Fprintln(w, string(out))
 		return err
 	}
 	return p.Single(v)
