@@ -41,6 +41,34 @@ func (t Token) Valid(now time.Time) bool {
 	return t.AccessToken != "" && now.Before(t.ExpiresAt)
 }
 
+// TokenSource supplies access tokens, for a credential the SDK does not
+// exchange itself: a secret store such as Vault, a workload identity, or
+// an x/oauth2 token source. Token returns a token valid for at least the
+// next request; the source decides when to renew it, and may be called by
+// many goroutines at once. The method has the shape of
+// golang.org/x/oauth2's TokenSource, with a context; TokenSourceFunc
+// adapts one:
+//
+//	sdk.TokenSourceFunc(func(ctx context.Context) (sdk.Token, error) {
+//		t, err := oauthSource.Token()
+//		if err != nil {
+//			return sdk.Token{}, err
+//		}
+//		return sdk.Token{AccessToken: t.AccessToken, ExpiresAt: t.Expiry}, nil
+//	})
+//
+// *Client is one, with the SDK's own exchange (WithCredentials): its
+// tokens can serve another client of the same platform.
+type TokenSource interface {
+	Token(ctx context.Context) (Token, error)
+}
+
+// TokenSourceFunc is a function that serves as a TokenSource.
+type TokenSourceFunc func(ctx context.Context) (Token, error)
+
+// Token calls f.
+func (f TokenSourceFunc) Token(ctx context.Context) (Token, error) { return f(ctx) }
+
 // TokenCacheKey names the tokens of one credential on one platform.
 type TokenCacheKey struct {
 	BaseURL  string
@@ -146,8 +174,11 @@ func (ts *tokenSource) renewable() bool { return ts.c.clientID != "" }
 func (ts *tokenSource) token(ctx context.Context) (Token, error) {
 	c := ts.c
 	if !ts.renewable() {
+		if c.source != nil {
+			return ts.fromSource(ctx)
+		}
 		if c.staticToken == "" {
-			return Token{}, errors.New("no credentials: set WithCredentials or WithAccessToken")
+			return Token{}, errors.New("no credentials: set WithCredentials, WithAccessToken or WithTokenSource")
 		}
 		return Token{AccessToken: c.staticToken}, nil
 	}
@@ -188,6 +219,22 @@ func (ts *tokenSource) token(ctx context.Context) (Token, error) {
 	}
 }
 
+// fromSource asks the TokenSource of WithTokenSource for a token, and
+// keeps it for redaction.
+func (ts *tokenSource) fromSource(ctx context.Context) (Token, error) {
+	tok, err := ts.c.source.Token(ctx)
+	if err != nil {
+		return Token{}, fmt.Errorf("token source: %w", err)
+	}
+	if tok.AccessToken == "" {
+		return Token{}, errors.New("token source: the token is empty")
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.remember(tok.AccessToken)
+	return tok, nil
+}
+
 // fromCache adopts a valid token of the TokenCache that the platform has
 // not rejected.
 func (ts *tokenSource) fromCache(ctx context.Context, now time.Time) (Token, bool) {
@@ -201,7 +248,11 @@ func (ts *tokenSource) fromCache(ctx context.Context, now time.Time) (Token, boo
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if tok.AccessToken == ts.rejected {
+	// The token in hand is the cache's too once it passes its usable
+	// time: its margins were set from its whole lifetime, and computing
+	// them again from the little it has left would hand it out to the
+	// last second and never renew it.
+	if tok.AccessToken == ts.rejected || tok.AccessToken == ts.held.AccessToken {
 		return Token{}, false
 	}
 	h := hold(tok, now)
@@ -233,13 +284,18 @@ func hold(tok Token, now time.Time) heldToken {
 // adopt makes h the token in use; ts.mu must be held.
 func (ts *tokenSource) adopt(h heldToken) {
 	ts.held = h
+	ts.remember(h.AccessToken)
+}
+
+// remember keeps tok for redaction; ts.mu must be held. Only the last few
+// tokens are kept: older ones are long expired.
+func (ts *tokenSource) remember(tok string) {
 	for _, t := range ts.issued {
-		if t == h.AccessToken {
+		if t == tok {
 			return
 		}
 	}
-	// Keep the last few tokens for redaction; older ones are long expired.
-	ts.issued = append(ts.issued, h.AccessToken)
+	ts.issued = append(ts.issued, tok)
 	if len(ts.issued) > 8 {
 		ts.issued = ts.issued[1:]
 	}
@@ -441,7 +497,8 @@ func jsonErrorText(err error) string {
 
 // Token returns a valid access token of the client, from memory, the
 // TokenCache, or a new exchange. With WithAccessToken it returns that token
-// and an ExpiresAt of zero (unknown).
+// and an ExpiresAt of zero (unknown); with WithTokenSource, the source's.
+// It makes *Client a TokenSource.
 func (c *Client) Token(ctx context.Context) (Token, error) {
 	tok, err := c.auth.token(ctx)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -101,6 +102,28 @@ func TestExpiredTokenIsReplaced(t *testing.T) {
 	b, _ := c.Token(ctx)
 	if a.AccessToken == b.AccessToken || f.exchanges.Load() != 2 {
 		t.Fatal("expired token was not replaced")
+	}
+}
+
+// A token past its usable time is renewed, not handed out again because
+// the token cache still holds it (issue 23, finding 24).
+func TestTokenPastUsableTimeIsRenewed(t *testing.T) {
+	f := newFakePlatform(t)
+	f.expiresIn = "100"
+	now := time.Unix(1_700_000_000, 0)
+	c := f.client(t, withClock(func() time.Time { return now }))
+	ctx := context.Background()
+	first, err := c.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(98 * time.Second) // 2 s before expiry, no call in between
+	tok, err := c.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.AccessToken == first.AccessToken || f.exchanges.Load() != 2 {
+		t.Fatalf("a token 2 s from expiry was handed out again (%d exchanges)", f.exchanges.Load())
 	}
 }
 
@@ -254,4 +277,50 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// A TokenSource supplies the tokens, asked before every attempt; a client
+// with credentials is one, so that its exchange serves another client
+// (issue 28, finding 8).
+func TestTokenSource(t *testing.T) {
+	f := newFakePlatform(t)
+	exchanging := f.client(t)
+	var asked atomic.Int64
+	source := TokenSourceFunc(func(ctx context.Context) (Token, error) {
+		asked.Add(1)
+		return exchanging.Token(ctx)
+	})
+	for name, ts := range map[string]TokenSource{"client": exchanging, "func": source} {
+		c, err := NewClient(f.srv.URL, WithTokenSource(ts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := c.WBSElements.Delete(context.Background(), "A"); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	if got := f.exchanges.Load(); got != 1 || asked.Load() != 3 {
+		t.Fatalf("%d exchanges and %d calls of the source, want 1 and 3", got, asked.Load())
+	}
+
+	// A rejected token is the source's to renew: the 401 is returned.
+	f.revoke()
+	c, _ := NewClient(f.srv.URL, WithTokenSource(source))
+	before := f.requestCount()
+	if _, err := c.WBSElements.Delete(context.Background(), "A"); !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	}
+	if got := f.requestCount() - before; got != 1 {
+		t.Fatalf("%d attempts with a rejected token, want 1", got)
+	}
+
+	// A source that fails sends nothing, and its error is kept.
+	broken := errors.New("vault sealed")
+	c, _ = NewClient(f.srv.URL, WithTokenSource(TokenSourceFunc(func(context.Context) (Token, error) { return Token{}, broken })))
+	before = f.requestCount()
+	if _, err := c.WBSElements.Delete(context.Background(), "A"); !errors.Is(err, broken) || f.requestCount() != before {
+		t.Fatalf("err = %v, want the source's error and nothing sent", err)
+	}
 }

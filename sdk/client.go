@@ -49,6 +49,7 @@ type Client struct {
 	auth            *tokenSource
 
 	clientID, clientSecret, staticToken string
+	source                              TokenSource
 	tokenCache                          TokenCache
 	now                                 func() time.Time
 	// err holds the errors of options, hcFrom the option that set hc.
@@ -78,6 +79,22 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	for _, o := range opts {
 		o(c)
+	}
+	var credentials []string
+	for _, o := range []struct {
+		name  string
+		given bool
+	}{
+		{"WithCredentials", c.clientID != "" || c.clientSecret != ""},
+		{"WithAccessToken", c.staticToken != ""},
+		{"WithTokenSource", c.source != nil},
+	} {
+		if o.given {
+			credentials = append(credentials, o.name)
+		}
+	}
+	if len(credentials) > 1 {
+		c.fail(fmt.Errorf("%s given: give one credential", strings.Join(credentials, " and ")))
 	}
 	if c.clientCert != nil {
 		hc, err := withClientCertificate(c.hc, *c.clientCert)

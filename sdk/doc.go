@@ -29,20 +29,30 @@
 //
 // A TokenCache keeps tokens beyond one client, for instance in a file, so
 // that many short-lived processes make one exchange. With WithAccessToken
-// the client sends a token obtained elsewhere and cannot renew it.
+// the client sends a token obtained elsewhere and cannot renew it. With
+// WithTokenSource it asks a TokenSource (Vault, a workload identity, an
+// x/oauth2 source through TokenSourceFunc, or another *Client) before
+// every attempt. A client takes exactly one of the three.
 //
 // # Pagination
 //
-// List returns one page (Data, Hits, Next). All and AllBusinessOrganizations
-// return an iter.Seq2 that fetches one page at a time, as the loop asks for
-// more:
+// List returns one page (Data, Hits, Next), and Page.NextOptions the
+// options of the page after it. All and AllBusinessOrganizations return an
+// iter.Seq2 that fetches one page at a time, as the loop asks for more,
+// with DefaultAllPageSize (100) items a page unless ListOptions says
+// otherwise: 250 elements take 3 requests.
 //
-//	for el, err := range client.WBSElements.All(ctx, &sdk.ListOptions{PageSize: 100}) {
+//	for el, err := range client.WBSElements.All(ctx, nil) {
 //		if err != nil {
 //			return err
 //		}
 //		fmt.Println(el.Code)
 //	}
+//
+// The iterators check ctx between any two items: once it ends, the next
+// value is the context's error, even within a page. A negative page
+// number, page size or MaxPages is a *ValidationError, and nothing is
+// sent.
 //
 // The spec leaves open what next is, what hits counts and how an empty list
 // answers, so the iterator ends a list only on proof, never on one
@@ -68,7 +78,9 @@
 // # Errors
 //
 // A non-2xx answer is an *APIError with the status, method, path, the
-// problem details (spec 7) and the correlation id where known. It also
+// problem details (spec 7) and the correlation id where known. The
+// problem's invalid fields, in the common shapes of its errors member,
+// are read into Problem.FieldErrors. It also
 // reads bodies that are not problem details, such as a proxy's HTML page or
 // a rate limiter's {"message": "..."}, reading at most 64 KiB. errors.Is
 // matches it against ErrNotFound, ErrUnauthorized, ErrForbidden,
@@ -102,14 +114,31 @@
 // it (another 5xx, a reset or timed-out connection, an unreadable 2xx
 // answer) is an *OutcomeUnknownError matching ErrOutcomeUnknown, so that
 // the caller reads the element back instead of creating it twice; a 4xx is
-// the platform's refusal and is returned as an *APIError. Waiting stops as
-// soon as the context ends. See RetryPolicy.
+// the platform's refusal and is returned as an *APIError. So is a create
+// that the caller's own context cuts off once it may have been sent: the
+// error matches both ErrOutcomeUnknown and the context's error, while a
+// context that ended before anything was sent gives the context's error
+// alone. See RetryPolicy.
+//
+// Waiting stops as soon as the context ends, and a retry that the
+// context's deadline leaves no time for (a 429 asking for 30 s of a
+// context with 2 s left) is not waited for: the call returns at once with
+// an error that matches both the answer (ErrRateLimited, *APIError) and
+// context.DeadlineExceeded.
 //
 // The rate headers of an answer (RateLimit-Limit, -Remaining, -Reset as
 // seconds or a Unix time, Retry-After as seconds or an HTTP date) are read
 // once, by ParseRate, into a Rate: carried on an *APIError, and handed to a
 // Limiter given with WithLimiter that also implements ResponseObserver, to
 // adapt its pace to the platform's window.
+//
+// # Testing
+//
+// Package wbstest is a reference server to run a client against, with
+// faults (latency, statuses, resets, answers lost after the commit) and a
+// rate limit to switch on. Give the client a RetryPolicy with a small
+// MaxRetryAfter (and BaseDelay and MaxDelay) in tests, so that a
+// Retry-After of the server costs no real second.
 //
 // # HTTP
 //

@@ -61,8 +61,154 @@ type Problem struct {
 	Detail   string `json:"detail,omitempty"`
 	Instance string `json:"instance,omitempty"`
 	// Extensions holds the members other than the five above, such as a
-	// list of invalid fields.
+	// list of invalid fields, as they were sent.
 	Extensions map[string]json.RawMessage `json:"-"`
+	// FieldErrors are the invalid fields of the extension errors (or
+	// invalid-params, RFC 9457's name, or violations), read from its common
+	// shapes: a list of objects naming a field (field, name, pointer,
+	// path, property, param, loc) and a message (message, detail, reason,
+	// description, msg, error); a list of messages; or an object of field
+	// names to a message or a list of them. Nil when there is none; the
+	// member stays in Extensions as it was sent.
+	FieldErrors []FieldError `json:"-"`
+}
+
+// FieldError is one field the platform refused, as its problem details
+// name it.
+type FieldError struct {
+	// Field names the field as the platform does, such as
+	// "wbsElementCode"; empty when it names none.
+	Field string `json:"field,omitempty"`
+	// Message says what is wrong with it.
+	Message string `json:"message"`
+}
+
+func (e FieldError) String() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+// fieldErrorMembers are the extensions read into Problem.FieldErrors, the
+// first one present.
+var fieldErrorMembers = []string{"errors", "invalid-params", "invalidParams", "violations"}
+
+// readFieldErrors reads the field errors of a problem's extensions; shapes
+// it does not know give none.
+func readFieldErrors(ext map[string]json.RawMessage) []FieldError {
+	for _, k := range fieldErrorMembers {
+		raw, ok := ext[k]
+		if !ok {
+			continue
+		}
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) == nil {
+			var out []FieldError
+			for _, item := range list {
+				if fe, ok := readFieldError(item); ok {
+					out = append(out, fe)
+				}
+			}
+			return out
+		}
+		var byField map[string]json.RawMessage
+		if json.Unmarshal(raw, &byField) == nil {
+			var out []FieldError
+			for field, v := range byField {
+				for _, msg := range messages(v) {
+					out = append(out, FieldError{Field: field, Message: msg})
+				}
+			}
+			sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+			return out
+		}
+		return nil
+	}
+	return nil
+}
+
+// readFieldError reads one item of a list of field errors: a message, or
+// an object with a field and a message.
+func readFieldError(item json.RawMessage) (FieldError, bool) {
+	var msg string
+	if json.Unmarshal(item, &msg) == nil {
+		return FieldError{Message: msg}, msg != ""
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(item, &obj) != nil {
+		return FieldError{}, false
+	}
+	var fe FieldError
+	for _, k := range []string{"field", "name", "pointer", "path", "property", "param", "loc"} {
+		if fe.Field = fieldName(obj[k]); fe.Field != "" {
+			break
+		}
+	}
+	fe.Message = message(obj)
+	return fe, fe.Field != "" || fe.Message != ""
+}
+
+// message reads the message of an object: its first member of a known
+// name that is a string, or a list of strings.
+func message(obj map[string]json.RawMessage) string {
+	for _, k := range []string{"message", "detail", "reason", "description", "msg", "error"} {
+		var s string
+		if json.Unmarshal(obj[k], &s) == nil && s != "" {
+			return s
+		}
+		var list []string
+		if json.Unmarshal(obj[k], &list) == nil && len(list) > 0 {
+			return strings.Join(list, "; ")
+		}
+	}
+	return ""
+}
+
+// fieldName reads a field's name: a string, or a path given as a list of
+// names and indexes (["businessOrganizations", 0, "code"]).
+func fieldName(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var path []any
+	if json.Unmarshal(raw, &path) != nil {
+		return ""
+	}
+	parts := make([]string, 0, len(path))
+	for _, p := range path {
+		switch p := p.(type) {
+		case string:
+			parts = append(parts, p)
+		case float64:
+			parts = append(parts, strconv.FormatFloat(p, 'f', -1, 64))
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// messages reads a message, a list of messages, or an object with a
+// message.
+func messages(raw json.RawMessage) []string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return list
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		if m := message(obj); m != "" {
+			return []string{m}
+		}
+	}
+	return nil
 }
 
 // UnmarshalJSON reads the five standard members leniently (a member of the
@@ -94,6 +240,7 @@ func (p *Problem) UnmarshalJSON(b []byte) error {
 	}
 	if len(raw) > 0 {
 		p.Extensions = raw
+		p.FieldErrors = readFieldErrors(raw)
 	}
 	return nil
 }
@@ -135,23 +282,48 @@ type APIError struct {
 	CorrelationID string
 	// Rate is what the answer's headers say of the rate limit.
 	Rate Rate
-	// RetryAfter is the wait the platform asked for (Retry-After or
-	// RateLimit-Reset), zero when it asked for none.
+	// RetryAfter is the wait the platform asked for, zero when it asked
+	// for none: Retry-After, else the time to RateLimit-Reset of a 429 or
+	// of an answer whose RateLimit-Remaining is 0.
 	RetryAfter time.Duration
 
 	tokenExchange bool
 }
 
+// maxFieldErrorsInMessage bounds the field errors APIError.Error lists.
+const maxFieldErrorsInMessage = 5
+
+// Error reads "METHOD path: status text: title: detail", with the field
+// errors the detail does not mention already and the correlation id. A
+// title that only repeats the status text is left out.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
+	statusText := http.StatusText(e.StatusCode)
+	fmt.Fprintf(&b, "%s %s: %d %s", e.Method, e.Path, e.StatusCode, statusText)
 	switch {
 	case e.Problem != nil:
-		if e.Problem.Title != "" {
-			b.WriteString(": " + e.Problem.Title)
+		title := e.Problem.Title
+		if title != "" && !strings.EqualFold(strings.TrimSpace(title), statusText) {
+			b.WriteString(": " + title)
 		}
-		if e.Problem.Detail != "" && e.Problem.Detail != e.Problem.Title {
+		if e.Problem.Detail != "" && e.Problem.Detail != title {
 			b.WriteString(": " + e.Problem.Detail)
+		}
+		var listed int
+		for _, fe := range e.Problem.FieldErrors {
+			if strings.Contains(e.Problem.Detail, fe.String()) {
+				continue
+			}
+			if listed == maxFieldErrorsInMessage {
+				b.WriteString("; …")
+				break
+			}
+			sep := "; "
+			if listed == 0 {
+				sep = ": "
+			}
+			b.WriteString(sep + fe.String())
+			listed++
 		}
 	case e.Message != "":
 		b.WriteString(": " + e.Message)
@@ -200,6 +372,9 @@ func newAPIError(method, path string, status int, header http.Header, body []byt
 				e.Problem = &p
 				p.Type, p.Title, p.Detail, p.Instance = redact(p.Type), redact(p.Title), redact(p.Detail), redact(p.Instance)
 				p.Extensions = redactExtensions(p.Extensions, redact)
+				for i, fe := range p.FieldErrors {
+					p.FieldErrors[i] = FieldError{Field: redact(fe.Field), Message: redact(fe.Message)}
+				}
 			}
 			for _, k := range []string{"message", "error", "error_description"} {
 				var s string

@@ -93,3 +93,34 @@ func ExampleValidationError() {
 	// true
 	// create WBS element "THIS-CODE-IS-LONGER-THAN-THIRTY-CHARACTERS": invalid request: wbsElementCode: is 42 characters long (limit: 1 to 30 characters)
 }
+
+func ExampleWithTokenSource() {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	// Any TokenSource will do: a secret store, an x/oauth2 source through
+	// TokenSourceFunc, or, as here, a client that exchanges a credential.
+	exchanging, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+	client, _ := sdk.NewClient(srv.URL, sdk.WithTokenSource(sdk.TokenSourceFunc(func(ctx context.Context) (sdk.Token, error) {
+		return exchanging.Token(ctx)
+	})))
+
+	_, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{Code: "P-1"})
+	fmt.Println(err)
+	// Output: <nil>
+}
+
+func ExampleProblem_fieldErrors() {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "P-1"})
+	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+
+	_, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{Code: "P-1"})
+	var apiErr *sdk.APIError
+	if errors.As(err, &apiErr) && apiErr.Problem != nil {
+		for _, fe := range apiErr.Problem.FieldErrors {
+			fmt.Println(fe.Field, "-", fe.Message)
+		}
+	}
+	// Output: wbsElementCode - already exists
+}

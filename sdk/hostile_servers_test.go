@@ -126,10 +126,10 @@ func TestHostileRetryAfterIsCapped(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Now()
 			h := tt.header(now)
-			if got := ParseRate(h, now).Wait(now); got < year-time.Minute {
+			if got := retryAfter(tt.status, ParseRate(h, now), now); got < year-time.Minute {
 				t.Fatalf("asked wait read as %v, want a year or more", got)
 			}
-			apiErr := &APIError{StatusCode: tt.status, RetryAfter: ParseRate(h, now).Wait(now)}
+			apiErr := &APIError{StatusCode: tt.status, RetryAfter: retryAfter(tt.status, ParseRate(h, now), now)}
 			wait, retry := policy.decide(&request{safe: true}, apiErr, 1)
 			if !retry || wait != policy.MaxRetryAfter {
 				t.Fatalf("decide = %v, %v; want a retry after MaxRetryAfter (%v)", wait, retry, policy.MaxRetryAfter)
@@ -322,7 +322,7 @@ func TestHostileTokenAnswers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var operations int64
 			var mu sync.Mutex
-			c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+			c, n := credentialServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path != "/v1/auth/tokens" {
 					mu.Lock()
 					operations++
@@ -331,7 +331,7 @@ func TestHostileTokenAnswers(t *testing.T) {
 				}
 				w.WriteHeader(tt.status)
 				fmt.Fprint(w, tt.body)
-			}, WithCredentials(fakeClientID, fakeSecret), WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
+			}, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 2}))
 			ctx := hangGuard(t)
 			_, err := c.WBSElements.Delete(ctx, "A")
 			failOnHang(t, ctx, err)
@@ -411,7 +411,7 @@ func TestHostileTruncatedAnswers(t *testing.T) {
 // the error names the timeout.
 func TestHostileEndlessTokenAnswer(t *testing.T) {
 	var operations atomic.Int64
-	c, n := listServer(t, func(w http.ResponseWriter, r *http.Request) {
+	c, n := credentialServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/auth/tokens" {
 			operations.Add(1)
 			return
@@ -428,7 +428,7 @@ func TestHostileEndlessTokenAnswer(t *testing.T) {
 			case <-time.After(5 * time.Millisecond):
 			}
 		}
-	}, WithCredentials(fakeClientID, fakeSecret), WithTimeout(200*time.Millisecond),
+	}, WithTimeout(200*time.Millisecond),
 		WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: 1, MaxDelay: 2}))
 	ctx := hangGuard(t)
 	_, err := c.WBSElements.Update(ctx, "A", &UpdateWBSElementRequest{IsActive: Set(true)})

@@ -73,13 +73,23 @@ func TestNoSecretInErrorsOrLogs(t *testing.T) {
 // client sends a static token and, unless opts say otherwise, never
 // retries.
 func listServer(t *testing.T, page func(w http.ResponseWriter, r *http.Request), opts ...Option) (*Client, *atomic.Int64) {
+	return pageServer(t, page, append([]Option{WithAccessToken("static-token")}, opts...)...)
+}
+
+// credentialServer is listServer for a client that exchanges its
+// credential at the server.
+func credentialServer(t *testing.T, page func(w http.ResponseWriter, r *http.Request), opts ...Option) (*Client, *atomic.Int64) {
+	return pageServer(t, page, append([]Option{WithCredentials(fakeClientID, fakeSecret)}, opts...)...)
+}
+
+func pageServer(t *testing.T, page func(w http.ResponseWriter, r *http.Request), opts ...Option) (*Client, *atomic.Int64) {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
 		page(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	opts = append([]Option{WithAccessToken("static-token"), WithRetryPolicy(RetryPolicy{MaxAttempts: 1})}, opts...)
+	opts = append([]Option{WithRetryPolicy(RetryPolicy{MaxAttempts: 1})}, opts...)
 	c, err := NewClient(srv.URL, opts...)
 	if err != nil {
 		t.Fatal(err)

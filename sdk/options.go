@@ -24,9 +24,26 @@ func WithCredentials(clientID, clientSecret string) Option {
 
 // WithAccessToken makes the client send a token obtained elsewhere. The
 // client cannot renew it: once the platform rejects it, calls fail with
-// ErrUnauthorized. WithCredentials takes precedence when both are given.
+// ErrUnauthorized. It cannot be combined with WithCredentials or
+// WithTokenSource: NewClient fails rather than pick one credential over
+// another.
 func WithAccessToken(token string) Option {
 	return func(c *Client) { c.staticToken = token }
+}
+
+// WithTokenSource makes the client send the tokens ts supplies, asking it
+// before every attempt; ts caches and renews them as it sees fit. The
+// client cannot renew a token the platform rejects: a 401 is returned as
+// ErrUnauthorized, as with WithAccessToken. It cannot be combined with
+// WithCredentials or WithAccessToken.
+func WithTokenSource(ts TokenSource) Option {
+	return func(c *Client) {
+		if ts == nil {
+			c.fail(errors.New("WithTokenSource: the token source is nil"))
+			return
+		}
+		c.source = ts
+	}
 }
 
 // WithHTTPClient sets the HTTP client the SDK sends through. Its Timeout, if
@@ -143,9 +160,16 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // WithRetryPolicy sets how often and how long the client retries; see
-// RetryPolicy.
+// RetryPolicy. A zero field keeps its default; a negative one is an error
+// of NewClient.
 func WithRetryPolicy(p RetryPolicy) Option {
-	return func(c *Client) { c.retry = p.withDefaults() }
+	return func(c *Client) {
+		if err := p.check(); err != nil {
+			c.fail(fmt.Errorf("WithRetryPolicy: %w", err))
+			return
+		}
+		c.retry = p.withDefaults()
+	}
 }
 
 // WithServerErrorRetries sets RetryPolicy.RetryServerError, whichever

@@ -19,8 +19,19 @@ import (
 // defaultPageSize is the platform's page size when none is asked (spec 8).
 const defaultPageSize = 10
 
-// ListOptions selects a page of a list. Zero values leave the choice to the
-// platform (page 1, 10 items).
+// DefaultAllPageSize is the page size the All iterators ask for when
+// ListOptions.PageSize is zero: the largest the SDK knows the platform to
+// accept (wbsctl apply reads with it). With the platform's own default of
+// 10, 250 elements would take 25 requests; at 100 they take 3, which at
+// 240 requests a minute is the caller's time. A platform that serves
+// fewer items than asked is followed at its size where its hits or next
+// promise more (see the package documentation).
+const DefaultAllPageSize = 100
+
+// ListOptions selects a page of a list. For List and
+// ListBusinessOrganizations, zero values leave the choice to the platform
+// (page 1, 10 items); the All iterators ask for DefaultAllPageSize items a
+// page. A negative value is a *ValidationError, and nothing is sent.
 type ListOptions struct {
 	PageNumber int
 	PageSize   int
@@ -28,6 +39,33 @@ type ListOptions struct {
 	// past it, the sequence ends with an error matching ErrListTooLong.
 	// Zero is no bound.
 	MaxPages int
+
+	// next is the platform's next URL that NextOptions followed; see
+	// pager.firstURL.
+	next nextQuery
+}
+
+// nextQuery is the query of a next URL that NextOptions followed, and the
+// page number and size NextOptions read from it.
+type nextQuery struct {
+	raw          string
+	number, size int
+}
+
+// validate refuses negative values, which a platform reads as its
+// defaults (so that the caller gets another page than asked) or refuses.
+func (o ListOptions) validate(op, code string) error {
+	var vs violations
+	if o.PageNumber < 0 {
+		vs.add("pageNumber", "at least 1, or 0 for the first page", "is %d", o.PageNumber)
+	}
+	if o.PageSize < 0 {
+		vs.add("pageSize", "at least 1, or 0 for the default", "is %d", o.PageSize)
+	}
+	if o.MaxPages < 0 {
+		vs.add("maxPages", "at least 1, or 0 for no bound", "is %d", o.MaxPages)
+	}
+	return vs.err(op, code)
 }
 
 // Page is one page of a list (spec 2.3).
@@ -57,8 +95,11 @@ type Page[T any] struct {
 
 // NextOptions returns the options that read the page after p with List or
 // ListBusinessOrganizations, by the rules All follows, and false when p
-// proves the end of the list. A page read alone cannot show that hits is
-// a total (All learns that over several pages), so a full page is always
+// proves the end of the list. Where All follows a next URL, the options
+// carry its whole query, such as a cursor, and List sends it as it is
+// unless PageNumber or PageSize is changed (then the other parameters are
+// sent with the new ones). A page read alone cannot show that hits is a
+// total (All learns that over several pages), so a full page is always
 // followed, as All does; a page past the end then answers empty.
 func (p *Page[T]) NextOptions() (*ListOptions, bool) {
 	if p.next == nil {
@@ -173,10 +214,15 @@ type pager[T any] struct {
 	// query is kept on every page (RawRequest), header sent with it.
 	query  url.Values
 	header http.Header
+	// first is the next URL that NextOptions followed, for the first
+	// page only: the pages after it follow the platform's own next.
+	first nextQuery
 	// emptyOn404 reads a 404 on the first page as an empty list: always
 	// for the element list, for an element's links only where the caller
 	// knows the element exists.
 	emptyOn404 bool
+	// onPage, where set, is given each page's status and headers.
+	onPage func(status int, header http.Header)
 }
 
 // pageURL is the URL of page number n at the given page size (0: the
@@ -199,6 +245,29 @@ func (p *pager[T]) pageURL(n, size int) *url.URL {
 	return &u
 }
 
+// firstURL is the URL of the first page read, number n at the page size
+// asked: the next URL that NextOptions followed when n and the size are
+// those it read from it, else pageURL with that URL's other parameters.
+func (p *pager[T]) firstURL(n int) *url.URL {
+	if p.first.raw == "" {
+		return p.pageURL(n, p.size)
+	}
+	if n == p.first.number && p.size == p.first.size {
+		u := *p.base
+		u.RawQuery = p.first.raw
+		return &u
+	}
+	q, _ := url.ParseQuery(p.first.raw)
+	delete(q, "pageNumber")
+	delete(q, "pageSize")
+	u := p.pageURL(n, p.size)
+	for k, vs := range u.Query() {
+		q[k] = vs
+	}
+	u.RawQuery = q.Encode()
+	return u
+}
+
 func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T], error) {
 	req := &request{op: p.op, method: "GET", url: u, safe: true, code: p.code, header: p.header}
 	resp, err := p.c.send(ctx, req)
@@ -206,6 +275,9 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 		return nil, err
 	}
 	defer resp.release()
+	if p.onPage != nil {
+		p.onPage(resp.status, resp.header)
+	}
 	page, err := decodePage[T](resp.body, number, u)
 	if err != nil {
 		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, badResponse(req, resp.status, resp.header, err))
@@ -217,7 +289,16 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 		if !ok {
 			return nil, false
 		}
-		return &ListOptions{PageNumber: st.number, PageSize: p.sizeParam(w), MaxPages: p.maxPages}, true
+		o := &ListOptions{PageNumber: st.number, PageSize: p.sizeParam(w), MaxPages: p.maxPages}
+		if st.next {
+			// The size All asks for by following the URL: its own.
+			o.PageSize = 0
+			if n, err := strconv.Atoi(st.url.Query().Get("pageSize")); err == nil && n > 0 {
+				o.PageSize = n
+			}
+			o.next = nextQuery{raw: st.url.RawQuery, number: o.PageNumber, size: o.PageSize}
+		}
+		return o, true
 	}
 	return page, nil
 }
@@ -271,6 +352,8 @@ type step struct {
 	// unproven marks a page read only because the end of the list was
 	// not proven: nothing the platform sent promised it.
 	unproven bool
+	// next marks the platform's next URL, followed as it is.
+	next bool
 }
 
 // following returns the page after prev, or ok == false when prev is
@@ -324,7 +407,7 @@ func (p *pager[T]) following(prev *Page[T], w *walk) (step, bool) {
 			number = n
 		}
 		if p.c.sameOrigin(u) && u.Path == p.base.Path {
-			return step{url: u, number: number}, true
+			return step{url: u, number: number, next: true}, true
 		}
 	}
 	return step{url: p.pageURL(number, p.sizeParam(w)), number: number, unproven: !more}, true
@@ -364,9 +447,13 @@ func (p *pager[T]) continuation(prev *Page[T]) (*url.URL, bool) {
 func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		w := &walk{size: cmp.Or(max(p.size, 0), defaultPageSize)}
+		if err := (ListOptions{PageNumber: start, PageSize: p.size, MaxPages: p.maxPages}).validate(p.op, p.code); err != nil {
+			yield(zero, err)
+			return
+		}
+		w := &walk{size: cmp.Or(p.size, defaultPageSize)}
 		w.seen = (max(start, 1) - 1) * w.size
-		at := step{url: p.pageURL(start, p.size), number: max(start, 1)}
+		at := step{url: p.firstURL(start), number: max(start, 1)}
 		seenURLs := map[string]bool{}
 		seenPages := map[[32]byte]int{}
 		last := 0      // the number of the page read last
@@ -403,6 +490,12 @@ func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 				seenPages[page.fingerprint] = at.number
 			}
 			for _, item := range page.Data {
+				// A caller that cancels within a page gets no more
+				// of it, as it would get no next page.
+				if ctx.Err() != nil {
+					yield(zero, fmt.Errorf("%s: %w", p.op, context.Cause(ctx)))
+					return
+				}
 				if !yield(item, nil) {
 					return
 				}

@@ -64,17 +64,29 @@ func (r Rate) UntilReset(now time.Time) time.Duration {
 	return max(r.Reset.Sub(now), 0)
 }
 
-// Wait is how long an answer refused for the rate asks the client to wait
-// before trying again: Retry-After, else the end of the window when none
-// is left (or the answer does not say how many are), else zero.
+// Wait is how long the answer asks the client to wait before trying
+// again: Retry-After, else the end of the window when RateLimit-Remaining
+// says none is left, else zero. A missing RateLimit-Remaining says
+// nothing of the window: a 503 that carries only RateLimit-Reset is not a
+// refusal for the rate.
 func (r Rate) Wait(now time.Time) time.Duration {
 	if r.HasRetryAfter {
 		return r.RetryAfter
 	}
-	if r.Remaining <= 0 {
+	if r.Exhausted() {
 		return r.UntilReset(now)
 	}
 	return 0
+}
+
+// retryAfter is the wait an answer of the given status asks for. A 429
+// says by its status that the window is spent, so its RateLimit-Reset
+// counts even without a RateLimit-Remaining.
+func retryAfter(status int, r Rate, now time.Time) time.Duration {
+	if status == http.StatusTooManyRequests && !r.HasRetryAfter {
+		return r.UntilReset(now)
+	}
+	return r.Wait(now)
 }
 
 func headerSeconds(h http.Header, name string) (float64, bool) {

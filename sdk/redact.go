@@ -2,19 +2,77 @@
 
 package sdk
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// redacted replaces a secret in text.
+const redacted = "[REDACTED]"
 
 // redact removes the client secret and any access token the client holds
 // from text, so that an echo of them by a server never reaches an error or
-// a log.
+// a log. Only whole values are replaced, where they stand (a header's
+// value, a JSON string, a word of a message), never letters inside a word:
+// a short secret must not turn "exit" into "exi[REDACTED]t".
 func (c *Client) redact(s string) string {
-	for _, secret := range c.secrets() {
+	secrets := c.secrets()
+	// Longest first: a secret inside a longer one would otherwise leave
+	// the rest of the longer one in the text.
+	slices.SortFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	for _, secret := range secrets {
 		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "[REDACTED]")
+			s = redactWhole(s, secret)
 		}
 	}
 	return s
 }
+
+// redactWhole replaces each occurrence of secret in s that is not run
+// together with a letter, digit or underscore on a side where the secret
+// itself begins or ends with one.
+func redactWhole(s, secret string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is written to b
+	for i := 0; ; {
+		j := strings.Index(s[i:], secret)
+		if j < 0 {
+			break
+		}
+		start, end := i+j, i+j+len(secret)
+		if standsAlone(s, start, end) {
+			b.WriteString(s[last:start])
+			b.WriteString(redacted)
+			last, i = end, end
+			continue
+		}
+		i = start + 1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// standsAlone reports whether s[start:end] is a value of its own rather
+// than part of a word.
+func standsAlone(s string, start, end int) bool {
+	first, _ := utf8.DecodeRuneInString(s[start:end])
+	lastRune, _ := utf8.DecodeLastRuneInString(s[start:end])
+	if before, _ := utf8.DecodeLastRuneInString(s[:start]); start > 0 && isWordRune(first) && isWordRune(before) {
+		return false
+	}
+	if after, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && isWordRune(lastRune) && isWordRune(after) {
+		return false
+	}
+	return true
+}
+
+func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 func (c *Client) redactErr(err error) error {
 	msg := err.Error()

@@ -29,3 +29,28 @@ func TestProblemIsRedactedWhole(t *testing.T) {
 		t.Fatalf("extensions lost in redaction: %s", out)
 	}
 }
+
+// A secret is redacted where it stands as a value, never as letters inside
+// a word: a one-letter token leaves "exit" whole (issue 23, finding 27).
+func TestRedactionReplacesWholeValues(t *testing.T) {
+	for _, tt := range []struct {
+		secret, in, want string
+	}{
+		{"t", "exit", "exit"},
+		{"t", "Bearer t", "Bearer [REDACTED]"},
+		{"t", `{"token":"t","note":"the test"}`, `{"token":"[REDACTED]","note":"the test"}`},
+		{"t", "t", "[REDACTED]"},
+		{"s3cr3t", "client s3cr3t refused; s3cr3ts are not s3cr3t_ly kept", "client [REDACTED] refused; s3cr3ts are not s3cr3t_ly kept"},
+		{"tok-1", "Authorization: Bearer tok-1, tok-12", "Authorization: Bearer [REDACTED], tok-12"},
+		{"=x=", "a=x=b", "a[REDACTED]b"},
+		{"Ä", "ÄÖ Ä", "ÄÖ [REDACTED]"},
+	} {
+		c, err := NewClient("https://platform.example", WithAccessToken(tt.secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.redact(tt.in); got != tt.want {
+			t.Errorf("secret %q in %q: %q, want %q", tt.secret, tt.in, got, tt.want)
+		}
+	}
+}

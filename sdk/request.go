@@ -79,13 +79,19 @@ func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 				return nil, fmt.Errorf("%s: %w", req.op, err)
 			}
 		}
+		if ctx.Err() != nil {
+			// Nothing of this attempt was sent, so the outcome is known.
+			return nil, fmt.Errorf("%s: %w", req.op, context.Cause(ctx))
+		}
 		resp, err := c.attempt(ctx, req, tok, attempt)
 		if err == nil {
 			return resp, nil
 		}
 		if ctx.Err() != nil {
-			// The caller gave up; say so rather than naming a symptom.
-			return nil, fmt.Errorf("%s: %w", req.op, context.Cause(ctx))
+			// The caller gave up during the attempt: say so rather than
+			// naming a symptom, and, where the request may have reached
+			// the platform, that its outcome is unknown.
+			return nil, c.finalError(req, cutShort(ctx, err))
 		}
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth && !renewed && c.auth.renewable() {
@@ -100,11 +106,43 @@ func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 		if !retry {
 			return nil, c.finalError(req, err)
 		}
-		if err := sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("%s: %w", req.op, err)
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			// Waiting would only end in the deadline: say now what the
+			// platform answered, rather than later that time ran out.
+			return nil, c.finalError(req, &retryPastDeadline{wait: wait, err: err})
+		}
+		if sleep(ctx, wait) != nil {
+			return nil, c.finalError(req, cutShort(ctx, err))
 		}
 	}
 }
+
+// cutShort is the error of a call whose context ended while err was its
+// latest failure: the context's cause, and err where it says more than
+// that (an answer of the platform does; a transport error then only
+// echoes the context).
+func cutShort(ctx context.Context, err error) error {
+	cause := context.Cause(ctx)
+	var te *transportError
+	if errors.As(err, &te) {
+		return cause
+	}
+	return fmt.Errorf("%w: %w", cause, err)
+}
+
+// retryPastDeadline is a retry that the context's deadline leaves no time
+// for. It matches context.DeadlineExceeded and the failure that called for
+// the retry, such as a 429's *APIError.
+type retryPastDeadline struct {
+	wait time.Duration
+	err  error
+}
+
+func (e *retryPastDeadline) Error() string {
+	return fmt.Sprintf("the context's deadline comes before the retry due in %v: %v", e.wait.Round(time.Millisecond), e.err)
+}
+
+func (e *retryPastDeadline) Unwrap() []error { return []error{context.DeadlineExceeded, e.err} }
 
 // finalError wraps the error that ends a request; for a request that is not
 // safe to repeat, any failure that may have reached the platform becomes an
@@ -113,8 +151,8 @@ func (c *Client) finalError(req *request, err error) error {
 	if !req.safe && !req.noAuth && outcomeUnknown(err) {
 		return &OutcomeUnknownError{Op: req.op, Code: req.code, Err: err}
 	}
-	var apiErr *APIError
-	if errors.As(err, &apiErr) {
+	if _, ok := err.(*APIError); ok {
+		// It names the request already.
 		return err
 	}
 	return fmt.Errorf("%s: %w", req.op, err)
@@ -138,8 +176,14 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		SetDoNotParseResponse(true)
 	// resty clones these into the request it sends, so the shared value
 	// slices are never written to; the keys are in canonical form already.
-	r.Header["User-Agent"] = c.userAgentHeader
-	r.Header["Accept"] = acceptHeader
+	// A caller's own User-Agent, Accept or Content-Type (a RawRequest's)
+	// replaces the default: one of each goes out.
+	if len(req.header.Values("User-Agent")) == 0 {
+		r.Header["User-Agent"] = c.userAgentHeader
+	}
+	if len(req.header.Values("Accept")) == 0 {
+		r.Header["Accept"] = acceptHeader
+	}
 	if tok.AccessToken != "" {
 		r.Header["Authorization"] = []string{"Bearer " + tok.AccessToken}
 	}
@@ -153,7 +197,9 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		if req.contentType != "" {
 			contentType = []string{req.contentType}
 		}
-		r.Header["Content-Type"] = contentType
+		if len(req.header.Values("Content-Type")) == 0 {
+			r.Header["Content-Type"] = contentType
+		}
 		// A *bytes.Reader goes to net/http as it is, which then knows
 		// its length and how to replay it; resty copies a []byte twice.
 		r.SetBody(bytes.NewReader(req.body))
@@ -168,7 +214,12 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		if err == nil {
 			err = errors.New("no response")
 		}
-		err = &transportError{err: c.timedOut(ctx, actx, c.redactErr(err))}
+		err = c.timedOut(ctx, actx, c.redactErr(err))
+		if te := asTLSError(err); te != nil {
+			err = te
+		} else {
+			err = &transportError{err: err}
+		}
 		c.logAttempt(req, attempt, 0, nil, "", start, err)
 		return nil, err
 	}
@@ -204,7 +255,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		putReadBuffer(buf)
 		apiErr.tokenExchange = req.noAuth
 		apiErr.Rate = rate
-		apiErr.RetryAfter = rate.Wait(now)
+		apiErr.RetryAfter = retryAfter(hr.StatusCode, rate, now)
 		c.logAttempt(req, attempt, hr.StatusCode, hr.Header, apiErr.CorrelationID, start, nil)
 		return nil, apiErr
 	}

@@ -1,14 +1,12 @@
 package sdk
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -23,11 +21,13 @@ import (
 // failure of those is returned as ErrOutcomeUnknown.
 //
 // Waits grow exponentially from BaseDelay up to MaxDelay with full jitter
-// (a random wait between zero and the bound). A Retry-After or
-// RateLimit-Reset header of the answer replaces that wait, capped at
-// MaxRetryAfter.
+// (a random wait between zero and the bound). A Retry-After of the answer
+// replaces that wait, capped at MaxRetryAfter; so does RateLimit-Reset,
+// on a 429 or when RateLimit-Remaining is 0. A wait that would end after
+// the context's deadline is not begun.
 type RetryPolicy struct {
 	// MaxAttempts counts the first attempt; 1 disables retries. Default 5.
+	// A negative field of the policy is an error of WithRetryPolicy.
 	MaxAttempts int
 	// BaseDelay is the bound of the first wait. Default 250 ms.
 	BaseDelay time.Duration
@@ -44,6 +44,24 @@ type RetryPolicy struct {
 
 // DefaultRetryPolicy returns the policy a client has unless told otherwise.
 func DefaultRetryPolicy() RetryPolicy { return RetryPolicy{}.withDefaults() }
+
+// check refuses negative fields: a MaxAttempts of -1 may mean "no limit"
+// or "no retries" to its writer, and neither reading is the default's.
+func (p RetryPolicy) check() error {
+	var errs []error
+	if p.MaxAttempts < 0 {
+		errs = append(errs, fmt.Errorf("MaxAttempts %d: want 1 or more, or 0 for the default", p.MaxAttempts))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"BaseDelay", p.BaseDelay}, {"MaxDelay", p.MaxDelay}, {"MaxRetryAfter", p.MaxRetryAfter}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("%s %v: want a positive duration, or 0 for the default", d.name, d.v))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.MaxAttempts <= 0 {
@@ -78,8 +96,7 @@ func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration
 	case isAPI:
 		// The platform answered without acting only for 429, and for
 		// 503 when it says when to come back.
-		if apiErr.StatusCode != http.StatusTooManyRequests &&
-			!(apiErr.StatusCode == http.StatusServiceUnavailable && apiErr.RetryAfter > 0) {
+		if !refusedUnacted(apiErr) {
 			return 0, false
 		}
 	default:
@@ -99,25 +116,8 @@ func permanent(err error) bool {
 	if errors.Is(err, ErrBadResponse) {
 		return true
 	}
-	var verify *tls.CertificateVerificationError
-	var unknownCA x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	return errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
-		clientCertificateRefused(err)
-}
-
-// clientCertificateRefused reports a TLS alert by which the platform
-// refused the client's certificate, or its absence. crypto/tls does not
-// export the type of a received alert, only its text.
-func clientCertificateRefused(err error) bool {
-	msg := err.Error()
-	for _, alert := range []string{"tls: certificate required", "tls: unknown certificate authority", "tls: expired certificate", "tls: bad certificate"} {
-		if strings.Contains(msg, "remote error: "+alert) {
-			return true
-		}
-	}
-	return false
+	var tlsErr *TLSError
+	return errors.As(err, &tlsErr)
 }
 
 // backoff is the full-jitter wait after the given attempt.
@@ -142,7 +142,8 @@ func retryableStatus(code int) bool {
 // neverSent reports whether a transport error proves that the request did
 // not reach the platform: the connection was never made.
 func neverSent(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
+	var tlsErr *TLSError
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &tlsErr) {
 		return true
 	}
 	var opErr *net.OpError
@@ -157,13 +158,16 @@ func neverSent(err error) bool {
 func outcomeUnknown(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
-		switch {
-		case apiErr.StatusCode == http.StatusTooManyRequests,
-			apiErr.StatusCode == http.StatusServiceUnavailable && apiErr.RetryAfter > 0,
-			apiErr.StatusCode < 500:
-			return false
-		}
-		return true
+		return apiErr.StatusCode >= 500 && !refusedUnacted(apiErr)
 	}
 	return !neverSent(err)
+}
+
+// refusedUnacted reports the answers by which the platform refuses a
+// request without acting on it: a 429, and a 503 with Retry-After. A 503
+// with only RateLimit headers does not say so: it may come from a request
+// that failed half-way.
+func refusedUnacted(apiErr *APIError) bool {
+	return apiErr.StatusCode == http.StatusTooManyRequests ||
+		apiErr.StatusCode == http.StatusServiceUnavailable && apiErr.Rate.HasRetryAfter
 }

@@ -11,23 +11,61 @@ import (
 func TestRetryAfter(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
-		name string
-		h    http.Header
-		want time.Duration
+		name   string
+		status int
+		h      http.Header
+		want   time.Duration
 	}{
-		{"seconds", http.Header{"Retry-After": {"7"}}, 7 * time.Second},
-		{"HTTP date", http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second},
-		{"date in the past", http.Header{"Retry-After": {now.Add(-time.Hour).Format(http.TimeFormat)}}, 0},
-		{"reset when exhausted", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"12"}}, 12 * time.Second},
-		{"reset without remaining", http.Header{"Ratelimit-Reset": {"3"}}, 3 * time.Second},
-		{"reset as Unix time", http.Header{"Ratelimit-Reset": {"1795348830"}}, max(time.Unix(1795348830, 0).Sub(now), 0)},
-		{"window still open", http.Header{"Ratelimit-Remaining": {"5"}, "Ratelimit-Reset": {"12"}}, 0},
-		{"garbage", http.Header{"Retry-After": {"soon"}}, 0},
+		{"seconds", 503, http.Header{"Retry-After": {"7"}}, 7 * time.Second},
+		{"HTTP date", 429, http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second},
+		{"date in the past", 429, http.Header{"Retry-After": {now.Add(-time.Hour).Format(http.TimeFormat)}}, 0},
+		{"reset when exhausted", 503, http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"12"}}, 12 * time.Second},
+		{"429 reset without remaining", 429, http.Header{"Ratelimit-Reset": {"3"}}, 3 * time.Second},
+		{"503 reset without remaining", 503, http.Header{"Ratelimit-Reset": {"3"}}, 0},
+		{"reset as Unix time", 429, http.Header{"Ratelimit-Reset": {"1795348830"}}, max(time.Unix(1795348830, 0).Sub(now), 0)},
+		{"window still open", 503, http.Header{"Ratelimit-Remaining": {"5"}, "Ratelimit-Reset": {"12"}}, 0},
+		{"garbage", 429, http.Header{"Retry-After": {"soon"}}, 0},
 	}
 	for _, tt := range tests {
-		if got := ParseRate(tt.h, now).Wait(now); got != tt.want {
+		if got := retryAfter(tt.status, ParseRate(tt.h, now), now); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// Only a 503 with Retry-After says that the platform did not act: a 503
+// with RateLimit-Reset alone leaves a create's outcome unknown, and the
+// create is not sent again (issue 23, finding 25).
+func TestServiceUnavailableWithResetOnlyDoesNotResendCreate(t *testing.T) {
+	for name, tt := range map[string]struct {
+		header  http.Header
+		resent  bool
+		wantErr error
+	}{
+		"reset only":       {http.Header{"Ratelimit-Reset": {"1"}}, false, ErrOutcomeUnknown},
+		"reset and limit":  {http.Header{"Ratelimit-Limit": {"240"}, "Ratelimit-Reset": {"1"}}, false, ErrOutcomeUnknown},
+		"with Retry-After": {http.Header{"Retry-After": {"1"}, "Ratelimit-Reset": {"1"}}, true, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFakePlatform(t)
+			f.handle = func(w http.ResponseWriter, r *http.Request, n int) bool {
+				if n > 1 {
+					return false
+				}
+				for k, v := range tt.header {
+					w.Header()[k] = v
+				}
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return true
+			}
+			_, err := f.client(t).WBSElements.Create(context.Background(), &CreateWBSElementRequest{Code: "A"})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if sent, want := f.requestCount(), map[bool]int{false: 1, true: 2}[tt.resent]; sent != want {
+				t.Fatalf("create sent %d times, want %d", sent, want)
+			}
+		})
 	}
 }
 

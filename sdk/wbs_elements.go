@@ -1,8 +1,10 @@
 package sdk
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -36,8 +38,11 @@ func (s *WBSElementsService) Create(ctx context.Context, req *CreateWBSElementRe
 // reading of a platform that answers an empty list, or a page past its
 // end, with 404.
 func (s *WBSElementsService) List(ctx context.Context, opts *ListOptions) (*Page[WBSElement], error) {
-	p, number := s.elementPager(opts)
-	page, err := p.fetch(ctx, p.pageURL(number, p.size), max(number, 1))
+	p, number, err := s.elementPager(opts, 0)
+	if err != nil {
+		return nil, err
+	}
+	page, err := p.fetch(ctx, p.firstURL(number), max(number, 1))
 	if platformNotFound(err) {
 		return &Page[WBSElement]{Data: []WBSElement{}, PageNumber: max(number, 1)}, nil
 	}
@@ -45,18 +50,31 @@ func (s *WBSElementsService) List(ctx context.Context, opts *ListOptions) (*Page
 }
 
 // All returns every WBS element from opts.PageNumber on, fetching one page
-// at a time as the loop asks for more. An error ends the sequence; breaking
-// out of the loop stops the fetching. A 404 on the first page is an empty
-// list. See the package documentation for how the end of a list is found
-// whatever the platform's next and hits mean.
+// of DefaultAllPageSize items (or opts.PageSize) at a time as the loop
+// asks for more. An error ends the sequence; breaking out of the loop
+// stops the fetching, and so does the end of ctx, between any two items.
+// A 404 on the first page is an empty list. See the package documentation
+// for how the end of a list is found whatever the platform's next and
+// hits mean.
 func (s *WBSElementsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[WBSElement, error] {
-	p, number := s.elementPager(opts)
+	p, number, err := s.elementPager(opts, DefaultAllPageSize)
+	if err != nil {
+		return func(yield func(WBSElement, error) bool) { yield(WBSElement{}, err) }
+	}
 	return p.all(ctx, number)
 }
 
-func (s *WBSElementsService) elementPager(opts *ListOptions) (*pager[WBSElement], int) {
+// elementPager reads the element list with opts, at pageSize items a page
+// when opts leaves the size open (0: the platform's default).
+func (s *WBSElementsService) elementPager(opts *ListOptions, pageSize int) (*pager[WBSElement], int, error) {
 	o := listOptions(opts)
-	return &pager[WBSElement]{c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: o.PageSize, maxPages: o.MaxPages, emptyOn404: true}, o.PageNumber
+	if err := o.validate(opList, ""); err != nil {
+		return nil, 0, err
+	}
+	return &pager[WBSElement]{
+		c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: cmp.Or(o.PageSize, pageSize),
+		maxPages: o.MaxPages, emptyOn404: true, first: o.next,
+	}, o.PageNumber, nil
 }
 
 // Update changes a WBS element (operation 3). Fields left unset in req are
@@ -105,11 +123,11 @@ func (s *WBSElementsService) DeleteBusinessOrganizations(ctx context.Context, co
 // element does not exist or, on a platform that answers an empty list
 // with 404, has no links.
 func (s *WBSElementsService) ListBusinessOrganizations(ctx context.Context, code string, opts *ListOptions) (*Page[LinkedBusinessOrganization], error) {
-	p, number, err := s.linkPager(code, opts)
+	p, number, err := s.linkPager(code, opts, 0)
 	if err != nil {
 		return nil, err
 	}
-	return p.fetch(ctx, p.pageURL(number, p.size), max(number, 1))
+	return p.fetch(ctx, p.firstURL(number), max(number, 1))
 }
 
 // AllBusinessOrganizations returns every business organization linked to a
@@ -131,7 +149,7 @@ func (s *WBSElementsService) AllBusinessOrganizationsOfExisting(ctx context.Cont
 }
 
 func (s *WBSElementsService) allLinks(ctx context.Context, code string, opts *ListOptions, exists bool) iter.Seq2[LinkedBusinessOrganization, error] {
-	p, number, err := s.linkPager(code, opts)
+	p, number, err := s.linkPager(code, opts, DefaultAllPageSize)
 	if err != nil {
 		return func(yield func(LinkedBusinessOrganization, error) bool) { yield(LinkedBusinessOrganization{}, err) }
 	}
@@ -139,14 +157,22 @@ func (s *WBSElementsService) allLinks(ctx context.Context, code string, opts *Li
 	return p.all(ctx, number)
 }
 
-func (s *WBSElementsService) linkPager(code string, opts *ListOptions) (*pager[LinkedBusinessOrganization], int, error) {
-	if err := validateWithCode(opListLinks, code, nil); err != nil {
+// linkPager reads an element's links with opts, like elementPager.
+func (s *WBSElementsService) linkPager(code string, opts *ListOptions, pageSize int) (*pager[LinkedBusinessOrganization], int, error) {
+	o := listOptions(opts)
+	var vs violations
+	for _, err := range []error{validateWithCode(opListLinks, code, nil), o.validate(opListLinks, code)} {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			vs = append(vs, ve.Violations...)
+		}
+	}
+	if err := vs.err(opListLinks, code); err != nil {
 		return nil, 0, err
 	}
-	o := listOptions(opts)
 	return &pager[LinkedBusinessOrganization]{
-		c: s.c, op: opListLinks, code: code, size: o.PageSize, maxPages: o.MaxPages,
-		base: s.c.endpoint("v1", "wbs-elements", code, "business-organizations"),
+		c: s.c, op: opListLinks, code: code, size: cmp.Or(o.PageSize, pageSize), maxPages: o.MaxPages,
+		base: s.c.endpoint("v1", "wbs-elements", code, "business-organizations"), first: o.next,
 	}, o.PageNumber, nil
 }
 

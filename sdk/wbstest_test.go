@@ -76,8 +76,11 @@ func TestSixOperationsAgainstReferenceServer(t *testing.T) {
 	if err == nil {
 		_, err = c.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: "DUP"})
 	}
-	if !errors.Is(err, sdk.ErrValidation) {
+	if !errors.Is(err, sdk.ErrValidation) || !errors.As(err, &apiErr) || apiErr.Problem == nil {
 		t.Fatalf("duplicate create: %v", err)
+	}
+	if fe := apiErr.Problem.FieldErrors; len(fe) != 1 || fe[0].Field != "wbsElementCode" || fe[0].Message == "" {
+		t.Fatalf("duplicate create: field errors %+v", fe)
 	}
 }
 
@@ -103,6 +106,40 @@ func TestWalkThousandElementsInPagesOfSeven(t *testing.T) {
 	}
 	if got, want := srv.Stats().Requests[wbstest.OpList], 143; got != want { // ceil(1000/7)
 		t.Fatalf("%d list requests, want %d", got, want)
+	}
+}
+
+// With no options the iterators read pages of DefaultAllPageSize: 250
+// elements take 3 requests, not the 25 of the platform's default page
+// (issue 28, finding 3).
+func TestAllDefaultsToTheLargestPageSize(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	orgs := make([]wbstest.BusinessOrganization, 250)
+	for i := range 250 {
+		srv.Put(wbstest.Element{Code: fmt.Sprintf("E%03d", i)})
+		orgs[i] = wbstest.BusinessOrganization{Code: fmt.Sprintf("O%03d", i), EntityType: "company"}
+	}
+	srv.Put(wbstest.Element{Code: "LINKED", BusinessOrganizations: orgs})
+	c := newClient(t, srv)
+	n := 0
+	for _, err := range c.WBSElements.All(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	links := 0
+	for _, err := range c.WBSElements.AllBusinessOrganizations(context.Background(), "LINKED", nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		links++
+	}
+	stats := srv.Stats().Requests
+	if n != 251 || links != 250 || stats[wbstest.OpList] != 3 || stats[wbstest.OpListLinks] != 3 {
+		t.Fatalf("%d elements in %d requests, %d links in %d; want 251 in 3, 250 in 3",
+			n, stats[wbstest.OpList], links, stats[wbstest.OpListLinks])
 	}
 }
 
