@@ -70,8 +70,9 @@ func (o *Options) interrupted() *cmdutil.Interrupted {
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Deps: f.Deps(), Global: &f.Global}
 	cmd := &cobra.Command{
-		Use:   "apply (-f FILE | --plan PLAN)",
-		Short: "Make the platform hold the WBS elements of a file",
+		Use:         "apply (-f FILE | --plan PLAN)",
+		Annotations: map[string]string{cmdutil.OwnSignals: "stops starting work"},
+		Short:       "Make the platform hold the WBS elements of a file",
 		Long: `Make the platform hold the WBS elements of a file (CSV, JSON, NDJSON or
 YAML, by extension or --format). The whole file is checked first: with any
 problem nothing is sent and wbsctl exits with 5, unless --skip-invalid.

@@ -140,12 +140,21 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 
 // markRun makes every command of the tree set *ran when its RunE starts,
 // so that an error can be told a command's own from cobra's refusal of the
-// command line.
+// command line, and gives the commands that do not handle signals
+// themselves a context that SIGINT and SIGTERM end.
 func markRun(c *cobra.Command, ran *bool) {
 	if run := c.RunE; run != nil {
 		c.RunE = func(c *cobra.Command, args []string) error {
 			*ran = true
-			return run(c, args)
+			if cmdutil.HandlesSignals(c) {
+				return run(c, args)
+			}
+			// A signal ends the command's requests, and its error says
+			// whether a write may have been carried out.
+			ctx, stop := cmdutil.SignalContext(c.Context())
+			defer stop()
+			c.SetContext(ctx)
+			return cmdutil.Interruption(ctx, run(c, args))
 		}
 	}
 	for _, sub := range c.Commands() {

@@ -55,8 +55,9 @@ type Options struct {
 func NewCmdServe(io *iostreams.IOStreams, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: io}
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the reference server of the platform",
+		Use:         "serve",
+		Annotations: map[string]string{cmdutil.OwnSignals: "shuts down"},
+		Short:       "Run the reference server of the platform",
 		Long: `Run the reference server: a stateful fake of the platform's WBS element
 interface, for trying wbsctl and testing code without an account.
 
