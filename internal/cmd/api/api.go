@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,9 +41,23 @@ type Options struct {
 	Include   bool
 	Silent    bool
 	RetrySafe bool
-	PageSize  int
-	Rate      string
+	// PageSize is the items per page of --paginate; 0 is the path's
+	// pageSize, or defaultPageSize.
+	PageSize int
+	// MaxPages bounds the pages --paginate reads.
+	MaxPages int
+	Rate     string
 }
+
+// defaultPageSize is --paginate's page size when neither --page-size nor
+// the path's query gives one: the platform's default of 10 (spec 8) would
+// make ten times the requests.
+const defaultPageSize = 100
+
+// defaultMaxPages bounds --paginate: far more than a list of the platform
+// needs (100,000 items at the default page size), and an endless next
+// ends in seconds rather than hours.
+const defaultMaxPages = 1000
 
 // NewCmdAPI returns `wbsctl api`.
 func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -54,41 +67,73 @@ func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *
 		Short: "Make a request to any interface of the platform",
 		Long: `Make an authenticated request to any interface of the platform, with the
 credentials, token cache, --ca-file and client certificate of the other
-commands. PATH is relative to the base URL (/v1/...); an absolute URL on
-another origin is refused, so the token never leaves the platform.
+commands. PATH is relative to the base URL (/v1/...), or an absolute URL
+below it. Dot-segments (.., %2E%2E) are resolved before sending, and a
+PATH that then leaves the base URL's path, or a URL on another origin,
+is refused: the token never leaves the platform.
 
--f key=value adds a string field, -F key=value a typed one: true, false,
-null and numbers are JSON, @FILE is a file's contents (@- standard input),
-anything else a string. Keys nest: a[b]=c makes {"a":{"b":"c"}}, a[]=x
-appends to an array. Fields make the JSON body, or the query of a GET.
---input FILE (or -) sends a body as it is.
+Without -X, the method is GET, or POST when fields or --input give a body,
+as gh api does. -f key=value adds a string field, -F key=value a typed
+one: true, false, null and integers (as written: 12345678901234567890
+stays that number) are JSON, @FILE is a file's contents (@- standard
+input), anything else (1.5, 1e3, 0x10) a string. Keys nest as gh nests
+them: a[b]=c makes {"a":{"b":"c"}}, a[]=x appends to an array, a[][b]=c
+adds b to the array's last object, a[] alone is an empty array; a key
+given two meanings, such as -F a=1 -F a[b]=2, is refused. -f fields come
+before -F fields. Fields make the JSON body; with -X GET or -X HEAD they
+make the query instead, each under its key as written. --input FILE (or
+-) sends a body as it is.
 
---paginate follows the platform's list envelope (data, hits, next) by the
-rules of every other list: each page's data items are written as they
-arrive, one JSON value a line, or gathered into one array with --slurp.
--o formats, --jq and --template apply to the items of a list.
+-H 'Name: value' adds a header; a Content-Type, Accept or User-Agent
+replaces the default one. Authorization, Host, Content-Length and
+Transfer-Encoding are wbsctl's own, and a header with CR or LF is
+refused.
+
+--paginate reads a list with GET, following the platform's list envelope
+(data, hits, next) by the rules of every other list: it starts at the
+pageNumber of PATH's query (default 1), and each page's data items are
+written as they arrive, one JSON value a line, or gathered into one array
+with --slurp. It stops with an error after --max-pages pages. -o formats,
+--jq and --template apply to the items of a list.
 
 A method other than GET and HEAD is never resent once it may have reached
 the platform, like a create, unless --retry-safe says that repeating it
 does no harm. A 401 renews the token once. The exit codes are those of
-every command: 4 for 401 and 403, 3 for 404, 5 for 400, 1 otherwise.`,
+every command: 2 for a mistake found before anything was sent, 4 for 401
+and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 		Example: `  wbsctl api /v1/wbs-elements
+  wbsctl api -X GET /v1/wbs-elements -f pageSize=5 -F pageNumber=2
   wbsctl api /v1/wbs-elements --paginate --slurp --jq 'length'
+  wbsctl api '/v1/wbs-elements?pageNumber=3' --paginate --max-pages 2
+  wbsctl api /v1/wbs-elements -f wbsElementCode=P-100 -F isActive=true \
+      -f 'businessOrganizations[][code]=1000' -f 'businessOrganizations[][entityType]=company'
   wbsctl api -X PUT /v1/wbs-elements/P-100 -F isActive=false -f description='Site works'
   wbsctl api -X POST /integration-hub-api/v1/flows/1234/execute --input payload.json
-  wbsctl api /v1/orders -f status=open --include`,
+  wbsctl api -X GET /v1/orders -f status=open --include`,
 		Args:              cmdutil.ExactArgs(1),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
-			if !cmd.Flags().Changed("method") && (len(opts.Fields)+len(opts.RawFields) > 0 || opts.Input != "") {
+			hasBody := len(opts.Fields)+len(opts.RawFields) > 0 || opts.Input != ""
+			if !cmd.Flags().Changed("method") && hasBody {
 				opts.Method = http.MethodPost // as gh: fields make a body
 			}
-			if opts.Slurp && !opts.Paginate {
-				return &cmdutil.UsageError{Err: errors.New("--slurp gathers the pages of --paginate: give both")}
-			}
-			if opts.Input != "" && len(opts.Fields)+len(opts.RawFields) > 0 {
-				return &cmdutil.UsageError{Err: errors.New("--input sends a body as it is: it cannot be combined with -f or -F")}
+			opts.Method = strings.ToUpper(opts.Method)
+			switch {
+			case opts.Method == "":
+				return notSent(errors.New("-X: the method is empty"))
+			case opts.Slurp && !opts.Paginate:
+				return notSent(errors.New("--slurp gathers the pages of --paginate: give both"))
+			case opts.Input != "" && len(opts.Fields)+len(opts.RawFields) > 0:
+				return notSent(errors.New("--input sends a body as it is: it cannot be combined with -f or -F"))
+			case opts.Paginate && opts.Method != http.MethodGet && !cmd.Flags().Changed("method") && hasBody:
+				return notSent(errors.New("--paginate reads a list with GET, and a body makes a POST: give -X GET for fields to make the query"))
+			case opts.Paginate && opts.Method != http.MethodGet:
+				return notSent(fmt.Errorf("--paginate reads a list with GET, not %s", opts.Method))
+			case opts.PageSize < 0:
+				return notSent(fmt.Errorf("--page-size %d: want a number from 1 on", opts.PageSize))
+			case opts.MaxPages < 1:
+				return notSent(fmt.Errorf("--max-pages %d: want a number from 1 on", opts.MaxPages))
 			}
 			return cmdutil.Pick(runF, Run)(cmd.Context(), opts)
 		},
@@ -104,7 +149,8 @@ every command: 4 for 401 and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 	fl.BoolVarP(&opts.Include, "include", "i", false, "write the status line and the headers before the body")
 	fl.BoolVar(&opts.Silent, "silent", false, "write nothing on success")
 	fl.BoolVar(&opts.RetrySafe, "retry-safe", false, "the request may be repeated without harm: retry it like a GET")
-	fl.IntVar(&opts.PageSize, "page-size", 100, "with --paginate: items per page")
+	fl.IntVar(&opts.PageSize, "page-size", 0, "with --paginate: items per page (default the pageSize of PATH's query, else 100)")
+	fl.IntVar(&opts.MaxPages, "max-pages", defaultMaxPages, "with --paginate: stop with an error after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "0", "requests per unit at most, such as 240/min (the platform's RateLimit headers and 429 pace it always)")
 	return cmd
 }
@@ -113,15 +159,17 @@ every command: 4 for 401 and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 func Run(ctx context.Context, o *Options) error {
 	perMinute, err := engine.ParseRate(o.Rate)
 	if err != nil {
-		return &cmdutil.UsageError{Err: err}
+		return notSent(err)
 	}
-	req := &sdk.RawRequest{Method: strings.ToUpper(o.Method), Path: o.Path, Header: http.Header{}, Safe: o.RetrySafe}
+	req := &sdk.RawRequest{Method: o.Method, Path: o.Path, Header: http.Header{}, Safe: o.RetrySafe}
 	for _, h := range o.Headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" {
-			return &cmdutil.UsageError{Err: fmt.Errorf("-H %q: want 'Name: value'", h)}
+			return notSent(fmt.Errorf("-H %q: want 'Name: value'", h))
 		}
-		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		// Only blanks are trimmed: a CR or LF stays, for the client to
+		// refuse rather than to hide.
+		req.Header.Add(strings.TrimSpace(name), strings.Trim(value, " \t"))
 	}
 	if err := o.body(req); err != nil {
 		return err
@@ -133,21 +181,22 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	if o.Paginate {
-		return o.paginate(ctx, c, req)
+		return refused(o.paginate(ctx, c, req))
 	}
 	resp, err := c.Do(ctx, req)
 	if err != nil {
-		return err
+		return refused(err)
 	}
 	if o.Silent {
 		return nil
 	}
+	out := cmdutil.DataOut(o.IO)
 	if o.Include {
-		writeHead(o.IO.Out, resp)
+		writeHead(out, resp)
 	}
 	g := *o.Global
 	if !o.Structured() {
-		_, err := o.IO.Out.Write(resp.Body)
+		_, err := out.Write(resp.Body)
 		return err
 	}
 	var doc any
@@ -166,12 +215,29 @@ func Run(ctx context.Context, o *Options) error {
 	return p.Single(doc)
 }
 
+// notSent is a mistake found before anything was sent: a usage error,
+// which says so, since a user who sees a failed POST asks whether it
+// happened.
+func notSent(err error) error {
+	return &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
+}
+
+// refused makes the client's refusal of a request, which it makes before
+// sending anything, a usage error; its message says nothing was sent.
+func refused(err error) error {
+	var r *sdk.RefusedError
+	if errors.As(err, &r) {
+		return &cmdutil.UsageError{Err: err}
+	}
+	return err
+}
+
 // body makes the request's body, or its query for a GET or HEAD.
 func (o *Options) body(req *sdk.RawRequest) error {
 	if o.Input != "" {
 		b, err := cmdutil.ReadFileOrStdin(o.IO.In, o.Input, maxBody)
 		if err != nil {
-			return &cmdutil.UsageError{Err: fmt.Errorf("--input: %w", err)}
+			return notSent(fmt.Errorf("--input: %w", err))
 		}
 		req.Body = b
 		return nil
@@ -179,127 +245,47 @@ func (o *Options) body(req *sdk.RawRequest) error {
 	if len(o.Fields)+len(o.RawFields) == 0 {
 		return nil
 	}
+	fields, err := parseFields(o.RawFields, o.Fields, o.IO.In)
+	if err != nil {
+		return notSent(err)
+	}
 	if req.Method == http.MethodGet || req.Method == http.MethodHead {
-		q := url.Values{}
-		for _, kv := range append(append([]string(nil), o.RawFields...), o.Fields...) {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return &cmdutil.UsageError{Err: fmt.Errorf("field %q: want key=value", kv)}
-			}
-			q.Add(k, v)
-		}
+		path, _, _ := strings.Cut(req.Path, "#") // never sent; the query goes before it
 		sep := "?"
-		if strings.Contains(req.Path, "?") {
+		if strings.Contains(path, "?") {
 			sep = "&"
 		}
-		req.Path += sep + q.Encode()
+		req.Path = path + sep + fieldQuery(fields).Encode()
 		return nil
 	}
-	body := map[string]any{}
-	for _, kv := range o.RawFields {
-		if err := setField(body, kv, false, o.IO.In); err != nil {
-			return err
-		}
+	// Strings as written: json.Marshal would send & as \u0026.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(fields); err != nil {
+		return notSent(err)
 	}
-	for _, kv := range o.Fields {
-		if err := setField(body, kv, true, o.IO.In); err != nil {
-			return err
-		}
-	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req.Body = b
+	req.Body = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	return nil
-}
-
-// setField sets key=value in body: a[b]=c nests, a[]=x appends, and typed
-// values are read as gh reads them.
-func setField(body map[string]any, kv string, typed bool, stdin io.Reader) error {
-	key, raw, ok := strings.Cut(kv, "=")
-	if !ok || key == "" {
-		return &cmdutil.UsageError{Err: fmt.Errorf("field %q: want key=value", kv)}
-	}
-	var value any = raw
-	if typed {
-		v, err := typedValue(raw, stdin)
-		if err != nil {
-			return &cmdutil.UsageError{Err: fmt.Errorf("field %s: %w", key, err)}
-		}
-		value = v
-	}
-	name, rest, _ := strings.Cut(key, "[")
-	path := []string{name}
-	if rest != "" {
-		rest = "[" + rest
-		for rest != "" {
-			if !strings.HasPrefix(rest, "[") || !strings.Contains(rest, "]") {
-				return &cmdutil.UsageError{Err: fmt.Errorf("field %q: a key is name[part][part] or name[]", key)}
-			}
-			part, after, _ := strings.Cut(rest[1:], "]")
-			path, rest = append(path, part), after
-		}
-	}
-	return setPath(body, path, value, key)
-}
-
-func setPath(m map[string]any, path []string, value any, key string) error {
-	head := path[0]
-	if len(path) == 1 {
-		m[head] = value
-		return nil
-	}
-	if path[1] == "" { // name[]
-		if len(path) > 2 {
-			return &cmdutil.UsageError{Err: fmt.Errorf("field %q: [] must come last", key)}
-		}
-		list, _ := m[head].([]any)
-		m[head] = append(list, value)
-		return nil
-	}
-	sub, ok := m[head].(map[string]any)
-	if !ok {
-		sub = map[string]any{}
-		m[head] = sub
-	}
-	return setPath(sub, path[1:], value, key)
-}
-
-func typedValue(raw string, stdin io.Reader) (any, error) {
-	switch raw {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	case "null":
-		return nil, nil
-	}
-	if strings.HasPrefix(raw, "@") {
-		b, err := cmdutil.ReadFileOrStdin(stdin, raw[1:], maxBody)
-		if err != nil {
-			return nil, err
-		}
-		return string(b), nil
-	}
-	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
-		return n, nil
-	}
-	if f, err := strconv.ParseFloat(raw, 64); err == nil {
-		return f, nil
-	}
-	return raw, nil
 }
 
 // paginate streams the items of every page, or gathers them with --slurp.
 func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawRequest) error {
 	g := *o.Global
-	pages := c.DoPages(ctx, req, &sdk.ListOptions{PageSize: o.PageSize, MaxPages: engine.DefaultMaxPages})
+	size := o.PageSize
+	if size == 0 && !pathHasQuery(req.Path, "pageSize") {
+		size = defaultPageSize
+	}
+	if o.Include && !o.Silent {
+		// Each page's status and headers, as the page arrives.
+		req.OnPage = func(resp *sdk.RawResponse) { writeHead(cmdutil.DataOut(o.IO), resp) }
+	}
+	pages := c.DoPages(ctx, req, &sdk.ListOptions{PageSize: size, MaxPages: o.MaxPages})
 	if o.Slurp || g.JQ != "" || g.Template != "" || g.Output == "json" || g.Output == "yaml" || g.Output == "table" {
 		var items []any
 		for raw, err := range pages {
 			if err != nil {
-				return err
+				return o.pageError(err)
 			}
 			var v any
 			_ = json.Unmarshal(raw, &v)
@@ -314,19 +300,19 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 		if items == nil {
 			items = []any{}
 		}
-		enc := json.NewEncoder(o.IO.Out)
+		enc := json.NewEncoder(cmdutil.DataOut(o.IO))
 		return enc.Encode(items)
 	}
 	var p *output.Printer
 	for raw, err := range pages {
 		if err != nil {
-			return err
+			return o.pageError(err)
 		}
 		if o.Silent {
 			continue
 		}
 		if g.Output == "" || g.Output == "ndjson" {
-			if _, err := fmt.Fprintf(o.IO.Out, "%s\n", compact(raw)); err != nil {
+			if _, err := fmt.Fprintf(cmdutil.DataOut(o.IO), "%s\n", compact(raw)); err != nil {
 				return err
 			}
 			continue
@@ -347,6 +333,23 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 		return p.Flush()
 	}
 	return nil
+}
+
+// pageError names --max-pages in the error of a list that goes on past
+// it, the one flag that reads further.
+func (o *Options) pageError(err error) error {
+	if errors.Is(err, sdk.ErrListTooLong) {
+		return fmt.Errorf("--paginate: %w; --max-pages (%d) bounds the pages read", err, o.MaxPages)
+	}
+	return err
+}
+
+// pathHasQuery reports whether the query of path has name.
+func pathHasQuery(path, name string) bool {
+	_, query, _ := strings.Cut(path, "?")
+	query, _, _ = strings.Cut(query, "#")
+	q, _ := url.ParseQuery(query)
+	return q.Has(name)
 }
 
 // writeItems writes list items in the -o format, the columns of a table

@@ -14,8 +14,9 @@ func TestAPIFlags(t *testing.T) {
 		check func(*Options) bool // nil: the command line is refused
 	}{
 		{"get", []string{"/v1/wbs-elements"}, func(o *Options) bool {
-			return o.Path == "/v1/wbs-elements" && o.Method == "GET" && o.PageSize == 100 && o.Rate == "0"
+			return o.Path == "/v1/wbs-elements" && o.Method == "GET" && o.PageSize == 0 && o.MaxPages == defaultMaxPages && o.Rate == "0"
 		}},
+		{"method upper-cased", []string{"-X", "get", "/v1/wbs-elements", "-f", "a=b"}, func(o *Options) bool { return o.Method == "GET" }},
 		{"fields make a POST", []string{"/v1/wbs-elements", "-f", "wbsElementCode=P-1", "-F", "isActive=true"}, func(o *Options) bool {
 			return o.Method == "POST" && slices.Equal(o.RawFields, []string{"wbsElementCode=P-1"}) && slices.Equal(o.Fields, []string{"isActive=true"})
 		}},
@@ -28,6 +29,11 @@ func TestAPIFlags(t *testing.T) {
 		{"two paths", []string{"/a", "/b"}, nil},
 		{"slurp without paginate", []string{"/a", "--slurp"}, nil},
 		{"input and fields", []string{"/a", "--input", "f", "-f", "a=b"}, nil},
+		{"max pages", []string{"/a", "--paginate", "--max-pages", "7", "--page-size", "3"}, func(o *Options) bool { return o.MaxPages == 7 && o.PageSize == 3 }},
+		{"max pages below 1", []string{"/a", "--paginate", "--max-pages", "0"}, nil},
+		{"paginate a POST", []string{"-X", "POST", "/a", "--paginate"}, nil},
+		{"paginate with fields and no -X", []string{"/a", "--paginate", "-f", "pageNumber=2"}, nil},
+		{"paginate with fields as the query", []string{"-X", "GET", "/a", "--paginate", "-f", "pageNumber=2"}, func(o *Options) bool { return o.Method == "GET" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, streams, err := flagtest.Parse(NewCmdAPI, tc.args...)

@@ -528,7 +528,7 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 	switch {
 	case g.Output == "ndjson" && g.JQ == "" && g.Template == "":
 		// One step a line, then the summary.
-		enc := json.NewEncoder(o.IO.Out)
+		enc := json.NewEncoder(cmdutil.DataOut(o.IO))
 		doc := plan.Document(showUnchanged)
 		for _, ch := range doc.Changes {
 			if err := enc.Encode(ch); err != nil {

@@ -58,7 +58,7 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	return engine.Write(o.IO.Out, o.Format, records)
+	return engine.Write(cmdutil.DataOut(o.IO), o.Format, records)
 }
 
 func export(ctx context.Context, c *sdk.Client, pageSize int) ([]engine.Record, error) {

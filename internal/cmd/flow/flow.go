@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -78,11 +77,7 @@ func runExecute(ctx context.Context, o *ExecuteOptions) error {
 		return err
 	}
 	if !o.Structured() {
-		w := o.IO.Out
-		if o.IO.IsStdoutTTY() {
-			w = output.TerminalWriter(w)
-		}
-		_, err := fmt.Fprintln(w, string(out))
+		_, err := fmt.Fprintln(cmdutil.DataOut(o.IO), string(out))
 		return err
 	}
 	return p.Single(v)

@@ -1,0 +1,20 @@
+package cmdutil
+
+import (
+	"io"
+
+	"github.com/wbsctl/wbsctl/internal/iostreams"
+	"github.com/wbsctl/wbsctl/internal/output"
+)
+
+// DataOut is where a command writes data it does not give a Printer: an
+// answer's body, a stream of JSON lines, an exported file. On a terminal
+// every character a terminal would act on is escaped
+// (output.TerminalWriter); to a pipe or a file the data stays exact.
+// Messages go through output.Escape instead.
+func DataOut(s *iostreams.IOStreams) io.Writer {
+	if s.IsStdoutTTY() {
+		return output.TerminalWriter(s.Out)
+	}
+	return s.Out
+}
