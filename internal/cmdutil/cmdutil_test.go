@@ -1,16 +1,21 @@
 package cmdutil
 
 import (
+	"bytes"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wbsctl/wbsctl/internal/config"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
 func TestExitCode(t *testing.T) {
@@ -74,7 +79,7 @@ func TestClientCertificateFiles(t *testing.T) {
 	if c, k := f.clientCertificateFiles(prof); c != "f.pem" || k != "" {
 		t.Fatalf("flags: %s %s (a pair from one place)", c, k)
 	}
-	if _, err := loadClientCertificate("f.pem", ""); !errors.As(err, new(*UsageError)) {
+	if _, err := loadClientCertificate("f.pem", "", io.ErrOut); !errors.As(err, new(*UsageError)) {
 		t.Fatalf("half a pair: %v", err)
 	}
 }
@@ -96,5 +101,45 @@ func TestCheckTransport(t *testing.T) {
 		if err := checkTransport(tt.url, tt.insecure); (err == nil) != tt.ok {
 			t.Errorf("checkTransport(%q, %v) = %v", tt.url, tt.insecure, err)
 		}
+	}
+}
+
+// A key file others can read is used with a warning, as ssh warns; an
+// encrypted key is refused with a message that says so and how to use it.
+func TestClientKeyFiles(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := wbstest.NewCertificateAuthority("clients")
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, _ := ca.Issue("ci", time.Now().Add(-time.Minute), time.Hour)
+	write := func(name string, b []byte, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+		return p
+	}
+	cert := write("c.pem", certPEM, 0o644)
+	for _, tt := range []struct {
+		mode os.FileMode
+		warn bool
+	}{{0o600, false}, {0o640, true}, {0o644, true}} {
+		var warnings bytes.Buffer
+		key := write("k.pem", keyPEM, tt.mode)
+		if _, err := loadClientCertificate(cert, key, &warnings); err != nil {
+			t.Fatalf("mode %04o: %v", tt.mode, err)
+		}
+		if got := strings.Contains(warnings.String(), "can be read by others") && strings.Contains(warnings.String(), "chmod 600"); got != tt.warn {
+			t.Errorf("mode %04o: warning %q", tt.mode, warnings.String())
+		}
+	}
+	encrypted := write("enc.pem", pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED PRIVATE KEY", Bytes: []byte("ciphertext")}), 0o600)
+	_, err = loadClientCertificate(cert, encrypted, io.Discard)
+	if !errors.As(err, new(*UsageError)) || !strings.Contains(err.Error(), "is encrypted") || !strings.Contains(err.Error(), "openssl pkey") {
+		t.Errorf("an encrypted key: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package cmdutil
 
 import (
 	"cmp"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,7 +130,8 @@ func ExitCode(err error) int {
 		return ExitPending
 	case errors.As(err, &stale):
 		return ExitPlanStale
-	case errors.As(err, &auth), errors.Is(err, sdk.ErrUnauthorized), errors.Is(err, sdk.ErrForbidden), errors.Is(err, sdk.ErrInvalidCredentials):
+	case errors.As(err, &auth), errors.Is(err, sdk.ErrUnauthorized), errors.Is(err, sdk.ErrForbidden), errors.Is(err, sdk.ErrInvalidCredentials),
+		clientCertificateRefused(err):
 		return ExitAuth
 	case errors.Is(err, sdk.ErrNotFound):
 		return ExitNotFound
@@ -196,35 +196,11 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 	}
 }
 
-// certificateHint says what to do about a server certificate the client
-// refused. There is no way around the check: the answer is to trust the
-// right authority or to reach the right host.
-func certificateHint(err error) string {
-	var unknown x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	switch {
-	case errors.As(err, &unknown):
-		return "the server's certificate is signed by an authority this system does not trust; if it is your organization's (or wbsctl serve --tls's), pass its PEM file with --ca-file"
-	case errors.As(err, &hostname):
-		return "the server's certificate is for another host name; check the base URL"
-	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
-		return "the server's certificate has expired or is not valid yet; check this system's clock, or renew the server's certificate"
-	}
-	// The platform's refusals of a client certificate arrive as TLS
-	// alerts, whose type crypto/tls does not export.
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "tls: certificate required"):
-		return "the platform requires a client certificate (mutual TLS): give --client-cert and --client-key"
-	case strings.Contains(msg, "tls: unknown certificate authority"):
-		return "the platform does not trust the authority that signed the client certificate of --client-cert"
-	case strings.Contains(msg, "tls: expired certificate"):
-		return "the platform refused the client certificate of --client-cert: it has expired or is not valid yet"
-	case strings.Contains(msg, "tls: bad certificate"):
-		return "the platform refused the client certificate of --client-cert"
-	}
-	return ""
+// clientCertificateRefused reports the platform's refusal of the client
+// certificate, or of its absence: a credential refused.
+func clientCertificateRefused(err error) bool {
+	var te *sdk.TLSError
+	return errors.As(err, &te) && te.ClientCertificate()
 }
 
 // PendingError is a dry run that found changes, asked to say so.

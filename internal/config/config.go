@@ -24,6 +24,9 @@ type Profile struct {
 	// mutual TLS, as given at login.
 	ClientCert string `yaml:"client_cert,omitempty"`
 	ClientKey  string `yaml:"client_key,omitempty"`
+	// CAFile is the file of extra certificate authorities of --ca-file,
+	// as given at login.
+	CAFile string `yaml:"ca_file,omitempty"`
 }
 
 // Secret storages.

@@ -108,11 +108,18 @@ func NewCertificateAuthority(name string) (*CertificateAuthority, error) {
 // for validity, signed by the authority. tls.X509KeyPair(certPEM, keyPEM)
 // loads it.
 func (ca *CertificateAuthority) Issue(commonName string, notBefore time.Time, validity time.Duration) (certPEM, keyPEM []byte, err error) {
+	return ca.IssueWithUsage(commonName, notBefore, validity, x509.ExtKeyUsageClientAuth)
+}
+
+// IssueWithUsage is Issue with the extended key usages given, such as
+// x509.ExtKeyUsageServerAuth alone: a certificate a server that checks
+// the usage refuses as a client's.
+func (ca *CertificateAuthority) IssueWithUsage(commonName string, notBefore time.Time, validity time.Duration, usage ...x509.ExtKeyUsage) (certPEM, keyPEM []byte, err error) {
 	tmpl := &x509.Certificate{
 		Subject:   pkix.Name{CommonName: commonName},
 		NotBefore: notBefore, NotAfter: notBefore.Add(validity),
 		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		ExtKeyUsage: usage,
 	}
 	certPEM, keyPEM, _, _, err = sign(tmpl, ca.cert, ca.key)
 	return certPEM, keyPEM, err

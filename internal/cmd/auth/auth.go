@@ -114,6 +114,7 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	}
 	creds := &cmdutil.Credentials{BaseURL: strings.TrimRight(o.Global.BaseURL, "/"), ClientID: o.Global.ClientID, Secret: secret}
 	creds.ClientCert, creds.ClientKey = absPath(o.Global.ClientCert), absPath(o.Global.ClientKey)
+	creds.CAFile = absPath(o.Global.CAFile)
 	c, err := o.ClientFor(creds)
 	if err != nil {
 		return err
@@ -133,11 +134,17 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 		if cache, cerr := o.TokenCache(); cerr == nil {
 			_ = cache.Remove(sdk.TokenCacheKey{BaseURL: creds.BaseURL, ClientID: creds.ClientID})
 		}
-		return &cmdutil.AuthError{Err: fmt.Errorf("login: saving the secret: %w", err)}
+		// The platform accepted the credential: this is no
+		// authentication failure, and the user has a choice to make.
+		if storage == config.StorageKeyring {
+			return fmt.Errorf("login: the platform accepted the credential, but the OS keyring could not keep the secret, so nothing was saved: %w\n"+
+				"use --insecure-storage to keep it in a file only you can read, or set WBSCTL_BASE_URL, WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET instead of logging in", err)
+		}
+		return fmt.Errorf("login: the platform accepted the credential, but saving the secret failed, so nothing was saved: %w", err)
 	}
 	name := o.ProfileName(cfg)
 	cfg.Profiles[name] = config.Profile{BaseURL: creds.BaseURL, ClientID: creds.ClientID, SecretStorage: storage,
-		ClientCert: creds.ClientCert, ClientKey: creds.ClientKey}
+		ClientCert: creds.ClientCert, ClientKey: creds.ClientKey, CAFile: creds.CAFile}
 	if cfg.CurrentProfile == "" {
 		cfg.CurrentProfile = name
 	}

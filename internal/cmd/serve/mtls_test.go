@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"crypto/x509"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,10 +36,12 @@ func TestMutualTLS(t *testing.T) {
 	goodCert, goodKey, _ := ca.Issue("ci-runner", now.Add(-time.Minute), time.Hour)
 	strangerCert, strangerKey, _ := other.Issue("ci-runner", now.Add(-time.Minute), time.Hour)
 	oldCert, oldKey, _ := ca.Issue("ci-runner", now.Add(-48*time.Hour), time.Hour)
+	serverCert, serverKey, _ := ca.IssueWithUsage("ci-runner", now.Add(-time.Minute), time.Hour, x509.ExtKeyUsageServerAuth)
 	pairs := map[string][2]string{
-		"good":     {write("good.pem", goodCert), write("good.key", goodKey)},
-		"stranger": {write("stranger.pem", strangerCert), write("stranger.key", strangerKey)},
-		"expired":  {write("old.pem", oldCert), write("old.key", oldKey)},
+		"good":        {write("good.pem", goodCert), write("good.key", goodKey)},
+		"stranger":    {write("stranger.pem", strangerCert), write("stranger.key", strangerKey)},
+		"expired":     {write("old.pem", oldCert), write("old.key", oldKey)},
+		"server-only": {write("server.pem", serverCert), write("server.key", serverKey)},
 	}
 	caFile := filepath.Join(dir, "server-ca.pem")
 	base, _ := start(t, &serve.Options{TLS: true, TLSCAOut: caFile, ClientCA: write("clients-ca.pem", ca.CertPEM), MaxPageSize: 100})
@@ -62,13 +65,15 @@ func TestMutualTLS(t *testing.T) {
 		{"none", nil, "requires a client certificate"},
 		{"another authority's", []string{pairs["stranger"][0], pairs["stranger"][1]}, "does not trust the authority"},
 		{"expired", []string{pairs["expired"][0], pairs["expired"][1]}, "has expired"},
+		{"for servers only", []string{pairs["server-only"][0], pairs["server-only"][1]}, "lacks clientAuth"},
 	} {
 		args := []string{"element", "list"}
 		if tt.pair != nil {
 			args = append(args, "--client-cert", tt.pair[0], "--client-key", tt.pair[1])
 		}
 		res := run(nil, args...)
-		if res.Code == 0 || !strings.Contains(res.ErrOut, tt.want) {
+		// A refused client certificate is a refused credential.
+		if res.Code != cmdutil.ExitAuth || !strings.Contains(res.ErrOut, tt.want) {
 			t.Errorf("%s: exit %d: %s", tt.name, res.Code, res.ErrOut)
 		}
 	}
@@ -84,8 +89,9 @@ func TestMutualTLS(t *testing.T) {
 	if login.Code != 0 {
 		t.Fatalf("login with a client certificate: exit %d: %s", login.Code, login.ErrOut)
 	}
-	if res := (cmdtest.Run{Env: env}).Do(t, srv, "--ca-file", caFile, "element", "list"); res.Code != 0 {
-		t.Fatalf("a command with the profile's client certificate: exit %d: %s", res.Code, res.ErrOut)
+	// The profile keeps --ca-file too: the next command needs neither.
+	if res := (cmdtest.Run{Env: env}).Do(t, srv, "element", "list"); res.Code != 0 {
+		t.Fatalf("a command with the profile's client certificate and authority: exit %d: %s", res.Code, res.ErrOut)
 	}
 }
 

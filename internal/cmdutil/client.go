@@ -1,0 +1,98 @@
+package cmdutil
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/wbsctl/wbsctl/internal/build"
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// Client builds the SDK client from the resolved credentials, with a
+// command's own options (a limiter, say) after the global ones.
+func (f *Factory) Client(extra ...sdk.Option) (*sdk.Client, error) {
+	c, err := f.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return f.ClientFor(c, extra...)
+}
+
+// ClientFor builds the SDK client for c, with extra options after the
+// global ones.
+func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, error) {
+	if c.BaseURL == "" {
+		return nil, &AuthError{Err: fmt.Errorf("no base URL: run wbsctl auth login, or set --base-url or WBSCTL_BASE_URL")}
+	}
+	if err := checkTransport(c.BaseURL, f.Global.InsecureHTTP); err != nil {
+		return nil, err
+	}
+	opts := []sdk.Option{sdk.WithUserAgent("wbsctl/" + build.Version)}
+	timeout := f.Global.RequestTimeout
+	if timeout == 0 && f.Getenv("WBSCTL_REQUEST_TIMEOUT") != "" {
+		d, err := time.ParseDuration(f.Getenv("WBSCTL_REQUEST_TIMEOUT"))
+		if err != nil || d <= 0 {
+			return nil, &UsageError{Err: fmt.Errorf("WBSCTL_REQUEST_TIMEOUT %q: want a positive duration such as 10s", f.Getenv("WBSCTL_REQUEST_TIMEOUT"))}
+		}
+		timeout = d
+	}
+	if timeout < 0 {
+		return nil, &UsageError{Err: fmt.Errorf("--request-timeout %v: want a positive duration", timeout)}
+	}
+	if timeout > 0 {
+		opts = append(opts, sdk.WithTimeout(timeout))
+	}
+	if c.CAFile != "" {
+		hc, err := httpClientWithCA(c.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, sdk.WithHTTPClient(hc))
+	}
+	if c.ClientCert != "" || c.ClientKey != "" {
+		cert, err := loadClientCertificate(c.ClientCert, c.ClientKey, f.IO.ErrOut)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, sdk.WithClientCertificate(cert))
+	}
+	switch {
+	case c.ClientID != "" && c.Secret != "":
+		opts = append(opts, sdk.WithCredentials(c.ClientID, c.Secret))
+		if cache, err := f.TokenCache(); err == nil {
+			opts = append(opts, sdk.WithTokenCache(cache))
+		}
+	case c.Token != "":
+		opts = append(opts, sdk.WithAccessToken(c.Token))
+	default:
+		return nil, &AuthError{Err: fmt.Errorf("no credentials: run wbsctl auth login, or set WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET (or WBSCTL_TOKEN)")}
+	}
+	if f.Global.Debug || f.Getenv("WBSCTL_DEBUG") == "1" {
+		opts = append(opts, sdk.WithLogger(slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	}
+	opts = append(opts, f.ClientOptions...)
+	// A command's own options come last: its limiter is the one used.
+	opts = append(opts, extra...)
+	return sdk.NewClient(c.BaseURL, opts...)
+}
+
+// checkTransport refuses to send credentials over plain HTTP to a host
+// other than loopback, unless the user asked for it.
+func checkTransport(baseURL string, insecure bool) error {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &UsageError{Err: fmt.Errorf("base URL %q is not an absolute http or https URL", baseURL)}
+	}
+	if u.Scheme == "https" || insecure {
+		return nil
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	return &UsageError{Err: fmt.Errorf("refusing to send credentials over plain HTTP to %s: use https, or --insecure-http", host)}
+}
