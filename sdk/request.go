@@ -298,6 +298,10 @@ func (c *Client) logAttempt(req *request, attempt, status int, header http.Heade
 // buffer grown past maxPooledBuffer (an unusually large answer) is left
 // to the collector.
 func readBody(hr *http.Response, n int64) (body []byte, buf *bytes.Buffer, err error) {
+	if hr.Request != nil && hr.Request.Method == http.MethodHead {
+		// Its Content-Length is that of a GET's body, which never comes.
+		return nil, nil, nil
+	}
 	if hr.ContentLength >= 0 && hr.ContentLength < n {
 		// Exactly the announced length (net/http never reads past it),
 		// then the end, so that the connection goes back to the pool.

@@ -332,3 +332,17 @@ func TestBodiesReachATerminalEscaped(t *testing.T) {
 		t.Errorf("on a pipe the body is not exact: %q", res.Out)
 	}
 }
+
+// A HEAD answered with the Content-Length a GET's body would have is read
+// as the headers alone.
+func TestHeadWithAContentLength(t *testing.T) {
+	p := newPlatform(t, "")
+	p.answer = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "42")
+		w.Header().Set("X-Total", "7")
+	}
+	res := p.run(t, cmdtest.Run{}, "-X", "HEAD", "/v1/orders", "--include")
+	if res.Code != 0 || !strings.Contains(res.Out, "X-Total: 7") {
+		t.Fatalf("exit %d:\n%s%s", res.Code, res.Out, res.ErrOut)
+	}
+}

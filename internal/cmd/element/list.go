@@ -28,7 +28,7 @@ type ListOptions struct {
 
 func addListFlags(cmd *cobra.Command, o *ListOptions) {
 	cmd.Flags().IntVar(&o.Page, "page", 1, "page number")
-	cmd.Flags().IntVar(&o.PageSize, "page-size", 0, "items per page (default: the platform's, 10)")
+	cmd.Flags().IntVar(&o.PageSize, "page-size", 0, "items per page (default: the platform's, 10, for one page; 100 with --all or --limit, the fewest requests)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "list every page, streaming")
 	cmd.Flags().IntVarP(&o.Limit, "limit", "L", 0, "read pages until this many items are listed")
 	cmd.Flags().IntVar(&o.MaxPages, "max-pages", engine.DefaultMaxPages, "with --all: stop after this many pages, as a guard against a list that never ends")
