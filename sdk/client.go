@@ -106,7 +106,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if c.err != nil {
 		return nil, fmt.Errorf("sdk: %w", c.err)
 	}
-	c.retry.RetryServerError = c.retry.RetryServerError || c.retry500
+	c.retry.retry500 = c.retry500
 	c.userAgentHeader = []string{c.userAgent}
 	// A redirect follows the rule of next: only the base URL's origin sees
 	// the token (net/http would forward it to the same host on another

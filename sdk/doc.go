@@ -105,7 +105,7 @@
 //
 // Requests that converge when repeated (list, update, delete, the removal
 // of links, the token exchange) are retried after transport errors and 429,
-// 502, 503 and 504 (and 500 with RetryPolicy.RetryServerError), with
+// 502, 503 and 504 (and 500 with WithServerErrorRetries), with
 // exponential backoff and full jitter, honouring Retry-After and
 // RateLimit-Reset up to a cap; the attempts of a call never exceed
 // RetryPolicy.MaxAttempts. A create, and a flow execution, is resent only

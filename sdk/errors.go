@@ -280,14 +280,18 @@ type APIError struct {
 	// CorrelationID is the platform's correlation id, from the problem
 	// details or the response headers, where known.
 	CorrelationID string
-	// Rate is what the answer's headers say of the rate limit.
+	// Rate is what the answer's headers say of the rate limit; RetryAfter
+	// reads the wait it asks for.
 	Rate Rate
-	// RetryAfter is the wait the platform asked for, zero when it asked
-	// for none: Retry-After, else the time to RateLimit-Reset of a 429 or
-	// of an answer whose RateLimit-Remaining is 0.
-	RetryAfter time.Duration
 
 	tokenExchange bool
+}
+
+// RetryAfter is the wait the answer asks for from now, zero when it asked
+// for none: Retry-After, else the time to RateLimit-Reset of a 429 or of
+// an answer whose RateLimit-Remaining is 0.
+func (e *APIError) RetryAfter(now time.Time) time.Duration {
+	return retryAfter(e.StatusCode, e.Rate, now)
 }
 
 // maxFieldErrorsInMessage bounds the field errors APIError.Error lists.

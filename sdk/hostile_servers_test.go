@@ -129,8 +129,8 @@ func TestHostileRetryAfterIsCapped(t *testing.T) {
 			if got := retryAfter(tt.status, ParseRate(h, now), now); got < year-time.Minute {
 				t.Fatalf("asked wait read as %v, want a year or more", got)
 			}
-			apiErr := &APIError{StatusCode: tt.status, RetryAfter: retryAfter(tt.status, ParseRate(h, now), now)}
-			wait, retry := policy.decide(&request{safe: true}, apiErr, 1)
+			apiErr := &APIError{StatusCode: tt.status, Rate: ParseRate(h, now)}
+			wait, retry := policy.decide(&request{safe: true}, apiErr, 1, now)
 			if !retry || wait != policy.MaxRetryAfter {
 				t.Fatalf("decide = %v, %v; want a retry after MaxRetryAfter (%v)", wait, retry, policy.MaxRetryAfter)
 			}

@@ -24,12 +24,12 @@ func TestClientSideLimitsAtTheBounds(t *testing.T) {
 		{"code of 31 two-byte runes", CreateWBSElementRequest{Code: r("Ä", 31)}, []string{"wbsElementCode"}},
 		{"empty code", CreateWBSElementRequest{Code: ""}, []string{"wbsElementCode"}},
 		{"code not UTF-8", CreateWBSElementRequest{Code: "a\xff"}, []string{"wbsElementCode"}},
-		{"description of 100", CreateWBSElementRequest{Code: "a", Description: String(r("x", 100))}, nil},
-		{"description of 101", CreateWBSElementRequest{Code: "a", Description: String(r("x", 101))}, []string{"description"}},
+		{"description of 100", CreateWBSElementRequest{Code: "a", Description: Ptr(r("x", 100))}, nil},
+		{"description of 101", CreateWBSElementRequest{Code: "a", Description: Ptr(r("x", 101))}, []string{"description"}},
 		{"org code of 1", CreateWBSElementRequest{Code: "a", BusinessOrganizations: org("1", "c")}, nil},
 		{"empty org code and type", CreateWBSElementRequest{Code: "a", BusinessOrganizations: org("", "")},
 			[]string{"businessOrganizations[0].code", "businessOrganizations[0].entityType"}},
-		{"everything at once", CreateWBSElementRequest{Code: r("x", 31), Description: String(r("x", 101)), BusinessOrganizations: org("", "c")},
+		{"everything at once", CreateWBSElementRequest{Code: r("x", 31), Description: Ptr(r("x", 101)), BusinessOrganizations: org("", "c")},
 			[]string{"wbsElementCode", "description", "businessOrganizations[0].code"}},
 	}
 	for _, tt := range tests {

@@ -172,8 +172,11 @@ func WithRetryPolicy(p RetryPolicy) Option {
 	}
 }
 
-// WithServerErrorRetries sets RetryPolicy.RetryServerError, whichever
-// policy WithRetryPolicy sets before or after it.
+// WithServerErrorRetries also retries a 500 answer of a request that is
+// safe to repeat (never a create's), under whichever policy
+// WithRetryPolicy sets before or after it. Off by default: a 500 may be a
+// fault that a retry only repeats; a bulk load turns it on, where a few
+// more attempts cost less than a failed record.
 func WithServerErrorRetries() Option {
 	return func(c *Client) { c.retry500 = true }
 }

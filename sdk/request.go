@@ -102,7 +102,7 @@ func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 			attempt--
 			continue
 		}
-		wait, retry := c.retry.decide(req, err, attempt)
+		wait, retry := c.retry.decide(req, err, attempt, c.now())
 		if !retry {
 			return nil, c.finalError(req, err)
 		}
@@ -255,7 +255,6 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		putReadBuffer(buf)
 		apiErr.tokenExchange = req.noAuth
 		apiErr.Rate = rate
-		apiErr.RetryAfter = retryAfter(hr.StatusCode, rate, now)
 		c.logAttempt(req, attempt, hr.StatusCode, hr.Header, apiErr.CorrelationID, start, nil)
 		return nil, apiErr
 	}

@@ -35,11 +35,9 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 	// MaxRetryAfter caps a wait the platform asks for. Default 60 s.
 	MaxRetryAfter time.Duration
-	// RetryServerError also retries a 500 answer of a request that is
-	// safe to repeat (never a create's). Off by default: a 500 may be a
-	// fault that a retry only repeats; a bulk load turns it on, where a
-	// few more attempts cost less than a failed record.
-	RetryServerError bool
+
+	// retry500 is WithServerErrorRetries.
+	retry500 bool
 }
 
 // DefaultRetryPolicy returns the policy a client has unless told otherwise.
@@ -81,7 +79,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 
 // decide tells whether to retry req after err on the given attempt, and how
 // long to wait first.
-func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration, bool) {
+func (p RetryPolicy) decide(req *request, err error, attempt int, now time.Time) (time.Duration, bool) {
 	if attempt >= p.MaxAttempts || permanent(err) {
 		return 0, false
 	}
@@ -90,7 +88,7 @@ func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration
 	switch {
 	case req.safe || req.noAuth:
 		if isAPI && !retryableStatus(apiErr.StatusCode) &&
-			!(p.RetryServerError && apiErr.StatusCode == http.StatusInternalServerError) {
+			!(p.retry500 && apiErr.StatusCode == http.StatusInternalServerError) {
 			return 0, false
 		}
 	case isAPI:
@@ -104,8 +102,10 @@ func (p RetryPolicy) decide(req *request, err error, attempt int) (time.Duration
 			return 0, false
 		}
 	}
-	if isAPI && apiErr.RetryAfter > 0 {
-		return min(apiErr.RetryAfter, p.MaxRetryAfter), true
+	if isAPI {
+		if wait := apiErr.RetryAfter(now); wait > 0 {
+			return min(wait, p.MaxRetryAfter), true
+		}
 	}
 	return p.backoff(attempt), true
 }

@@ -138,13 +138,3 @@ func (f *Field[T]) UnmarshalJSON(b []byte) error {
 
 // Ptr returns a pointer to v, for the optional fields of requests.
 func Ptr[T any](v T) *T { return &v }
-
-// String returns a pointer to s.
-//
-// Deprecated: use Ptr.
-func String(s string) *string { return &s }
-
-// Bool returns a pointer to b.
-//
-// Deprecated: use Ptr.
-func Bool(b bool) *bool { return &b }

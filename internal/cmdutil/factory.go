@@ -15,6 +15,11 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
+// DefaultMaxPages is the --max-pages of every command that reads a whole
+// list: a guard against a platform whose list never ends. 100,000 pages
+// hold ten million elements at a page size of 100.
+const DefaultMaxPages = 100_000
+
 // Factory gives commands their streams, settings and client.
 type Factory struct {
 	IO *iostreams.IOStreams
@@ -98,31 +103,31 @@ type Deps struct {
 	IO      *iostreams.IOStreams
 	Client  func(...sdk.Option) (*sdk.Client, error)
 	Printer func(columns ...string) (*output.Printer, error)
-	// Structured is whether -o, --jq or --template ask for structured
-	// output.
-	Structured func() bool
+	// Mode is what -o, --jq and --template ask for.
+	Mode func() output.Mode
 }
 
 // Deps returns the Factory's streams, client, printer and output mode.
 func (f *Factory) Deps() Deps {
-	return Deps{IO: f.IO, Client: f.Client, Printer: f.Printer, Structured: f.StructuredOutput}
+	return Deps{IO: f.IO, Client: f.Client, Printer: f.Printer, Mode: f.OutputMode}
 }
 
-// StructuredOutput reports whether the global flags ask for structured
-// output (-o, --jq or --template) rather than the default for people.
-func (f *Factory) StructuredOutput() bool {
-	return f.Global.Output != "" || f.Global.JQ != "" || f.Global.Template != ""
+// OutputMode is what the global output flags ask for.
+func (f *Factory) OutputMode() output.Mode {
+	return output.ModeOf(f.printerOptions(f.Global.Output))
 }
 
 // PrinterAs returns an output printer in format (a command's own --json,
 // say) and the other global output flags.
 func (f *Factory) PrinterAs(format string, columns ...string) (*output.Printer, error) {
-	g := f.Global
-	p, err := output.New(f.IO.Out, output.Options{
-		Format: format, NoHeaders: g.NoHeaders, JQ: g.JQ, Template: g.Template, Terminal: f.IO.IsStdoutTTY(),
-	}, columns...)
+	p, err := output.New(f.IO.Out, f.printerOptions(format), columns...)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
 	return p, nil
+}
+
+func (f *Factory) printerOptions(format string) output.Options {
+	g := f.Global
+	return output.Options{Format: format, NoHeaders: g.NoHeaders, JQ: g.JQ, Template: g.Template, Terminal: f.IO.IsStdoutTTY()}
 }

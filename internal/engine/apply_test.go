@@ -17,7 +17,7 @@ import (
 func testClient(t *testing.T, srv *wbstest.Server) *sdk.Client {
 	t.Helper()
 	c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret),
-		sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 10, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxRetryAfter: time.Millisecond, RetryServerError: true}))
+		sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 10, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxRetryAfter: time.Millisecond}), sdk.WithServerErrorRetries())
 	if err != nil {
 		t.Fatal(err)
 	}

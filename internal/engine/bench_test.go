@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/ratelimit"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -83,7 +84,7 @@ func BenchmarkExecuteCreates(b *testing.B) {
 	for i := range f.Records {
 		plan.Changes[i] = Change{Action: ActionCreate, Code: f.Records[i].Code, record: &f.Records[i]}
 	}
-	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithTransport(ackTransport{}), sdk.WithLimiter(NewLimiter(0)))
+	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithTransport(ackTransport{}), sdk.WithLimiter(ratelimit.New(0)))
 	if err != nil {
 		b.Fatal(err)
 	}

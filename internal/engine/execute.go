@@ -43,8 +43,7 @@ type ExecuteOptions struct {
 	Concurrency int
 	// PageSize is the page size of the read-back of unclear creates.
 	PageSize int
-	// MaxPages bounds the pages of that read-back; default
-	// DefaultMaxPages.
+	// MaxPages bounds the pages of that read-back; 0 is no bound.
 	MaxPages int
 	// Stop, when closed, lets the requests in flight finish and starts no
 	// more work; the changes not started are reported as skipped.

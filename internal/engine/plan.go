@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -119,11 +118,12 @@ type PlanOptions struct {
 	// Prune plans the deletion of elements the file does not name.
 	Prune bool
 	// PageSize is the page size of the reads; the largest the platform
-	// allows saves requests. Default 100.
+	// allows saves requests. Default sdk.DefaultAllPageSize.
 	PageSize int
 	// Concurrency bounds the parallel reads of links. Default 4.
 	Concurrency int
-	// MaxPages bounds the pages of one list read; default DefaultMaxPages.
+	// MaxPages bounds the pages of one list read, as a guard against a
+	// list that never ends; 0 is no bound.
 	MaxPages int
 	// Known holds, by code, what a state file recorded of an element.
 	// Its links are trusted, instead of read, only for an element whose
@@ -136,20 +136,12 @@ type PlanOptions struct {
 	AlsoNamed []string
 }
 
-// DefaultMaxPages bounds the pages of one list that apply reads, as a
-// guard against a platform whose list never ends: 100,000 pages hold ten
-// million elements at a page size of 100.
-const DefaultMaxPages = 100_000
-
 func (o PlanOptions) withDefaults() PlanOptions {
 	if o.PageSize <= 0 {
-		o.PageSize = 100
+		o.PageSize = sdk.DefaultAllPageSize
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 4
-	}
-	if o.MaxPages <= 0 {
-		o.MaxPages = DefaultMaxPages
 	}
 	return o
 }
@@ -223,7 +215,7 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 
 // listOptions are the options of apply's list reads.
 func listOptions(pageSize, maxPages int) *sdk.ListOptions {
-	return &sdk.ListOptions{PageSize: pageSize, MaxPages: cmp.Or(maxPages, DefaultMaxPages)}
+	return &sdk.ListOptions{PageSize: pageSize, MaxPages: maxPages}
 }
 
 // readElements lists every element once, keyed by code.

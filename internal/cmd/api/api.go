@@ -17,8 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/internal/ratelimit"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -28,8 +28,6 @@ const maxBody = 16 << 20
 // Options are the inputs of `wbsctl api`.
 type Options struct {
 	cmdutil.Deps
-	// Global are the global flags, read once they are parsed.
-	Global    *cmdutil.GlobalOptions
 	Path      string
 	Method    string
 	Headers   []string
@@ -61,7 +59,7 @@ const defaultMaxPages = 1000
 
 // NewCmdAPI returns `wbsctl api`.
 func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Deps: f.Deps(), Global: &f.Global}
+	opts := &Options{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:   "api PATH",
 		Short: "Make a request to any interface of the platform",
@@ -157,7 +155,7 @@ and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 
 // Run makes the request and writes the answer.
 func Run(ctx context.Context, o *Options) error {
-	perMinute, err := engine.ParseRate(o.Rate)
+	perMinute, err := ratelimit.ParsePerMinute(o.Rate)
 	if err != nil {
 		return notSent(err)
 	}
@@ -176,7 +174,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// The apply limiter: header-driven pauses and 429 handling, shared by
 	// every page.
-	c, err := o.Client(sdk.WithLimiter(engine.NewLimiter(perMinute)))
+	c, err := o.Client(sdk.WithLimiter(ratelimit.New(perMinute)))
 	if err != nil {
 		return err
 	}
@@ -194,8 +192,8 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Include {
 		writeHead(out, resp)
 	}
-	g := *o.Global
-	if !o.Structured() {
+	mode := o.Mode()
+	if !mode.Structured() {
 		_, err := out.Write(resp.Body)
 		return err
 	}
@@ -203,7 +201,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err := json.Unmarshal(resp.Body, &doc); err != nil {
 		return fmt.Errorf("the answer is not JSON, so --jq, --template and -o do not apply: %w", err)
 	}
-	if env, ok := doc.(map[string]any); ok && g.Output != "" {
+	if env, ok := doc.(map[string]any); ok && mode.Format != "" {
 		if items, ok := env["data"].([]any); ok {
 			return writeItems(o, items)
 		}
@@ -271,7 +269,7 @@ func (o *Options) body(req *sdk.RawRequest) error {
 
 // paginate streams the items of every page, or gathers them with --slurp.
 func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawRequest) error {
-	g := *o.Global
+	mode := o.Mode()
 	size := o.PageSize
 	if size == 0 && !pathHasQuery(req.Path, "pageSize") {
 		size = defaultPageSize
@@ -281,7 +279,7 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 		req.OnPage = func(resp *sdk.RawResponse) { writeHead(cmdutil.DataOut(o.IO), resp) }
 	}
 	pages := c.DoPages(ctx, req, &sdk.ListOptions{PageSize: size, MaxPages: o.MaxPages})
-	if o.Slurp || g.JQ != "" || g.Template != "" || g.Output == "json" || g.Output == "yaml" || g.Output == "table" {
+	if o.Slurp || mode.Whole() {
 		var items []any
 		for raw, err := range pages {
 			if err != nil {
@@ -294,7 +292,7 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 		if o.Silent {
 			return nil
 		}
-		if g.Output != "" && g.Output != "json" || g.JQ != "" || g.Template != "" {
+		if mode.Format != "" && mode.Format != output.JSON || mode.Filter {
 			return writeItems(o, items)
 		}
 		if items == nil {
@@ -311,7 +309,7 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 		if o.Silent {
 			continue
 		}
-		if g.Output == "" || g.Output == "ndjson" {
+		if !mode.Structured() || mode.Lines() {
 			if _, err := fmt.Fprintf(cmdutil.DataOut(o.IO), "%s\n", compact(raw)); err != nil {
 				return err
 			}

@@ -25,14 +25,13 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/internal/ratelimit"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // Options are the inputs of `wbsctl apply`.
 type Options struct {
 	cmdutil.Deps
-	// Global are the global flags, read once they are parsed.
-	Global           *cmdutil.GlobalOptions
 	File             string
 	Format           string
 	DryRun           bool
@@ -68,7 +67,7 @@ func (o *Options) interrupted() *cmdutil.Interrupted {
 
 // NewCmdApply returns `wbsctl apply`.
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Deps: f.Deps(), Global: &f.Global}
+	opts := &Options{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:         "apply (-f FILE | --plan PLAN)",
 		Annotations: map[string]string{cmdutil.OwnSignals: "stops starting work"},
@@ -130,7 +129,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Plan, "plan", "", "carry out the saved plan of this `FILE` exactly, after checking the platform still holds what it found")
 	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE`, and read an element's links only where the file's differ from it")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
-	fl.IntVar(&opts.MaxPages, "max-pages", engine.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
+	fl.IntVar(&opts.MaxPages, "max-pages", cmdutil.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
@@ -141,7 +140,7 @@ place; the folder is left as it is.`,
 // Run carries out `wbsctl apply`.
 func Run(ctx context.Context, o *Options) error {
 	start := time.Now() // the whole run: the plan's reads count too
-	perMinute, err := engine.ParseRate(o.Rate)
+	perMinute, err := ratelimit.ParsePerMinute(o.Rate)
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
@@ -152,7 +151,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 
-	limiter := engine.NewLimiter(perMinute)
+	limiter := ratelimit.New(perMinute)
 	// A bulk load retries a 500 of a safe request too: a few more attempts
 	// cost less than a failed record.
 	c, err := o.Client(sdk.WithLimiter(limiter), sdk.WithServerErrorRetries())
@@ -524,9 +523,9 @@ func untilStopped(ctx context.Context, o *Options) (context.Context, func()) {
 var errPending = &cmdutil.PendingError{}
 
 func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
-	g := *o.Global
+	mode := o.Mode()
 	switch {
-	case g.Output == "ndjson" && g.JQ == "" && g.Template == "":
+	case mode.Lines():
 		// One step a line, then the summary.
 		enc := json.NewEncoder(cmdutil.DataOut(o.IO))
 		doc := plan.Document(showUnchanged)
@@ -538,7 +537,7 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 		if err := enc.Encode(map[string]any{"formatVersion": doc.FormatVersion, "summary": doc.Summary}); err != nil {
 			return err
 		}
-	case g.JQ == "" && g.Template == "" && (g.Output == "table" || g.Output == "csv" || g.Output == "plain"):
+	case mode.Rows():
 		// A row a change: the document is one value, which a table
 		// cannot show.
 		columns, rows, items := planRows(plan, showUnchanged)
@@ -554,7 +553,7 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 		if err := p.Flush(); err != nil {
 			return err
 		}
-	case o.Structured():
+	case mode.Structured():
 		p, err := o.Printer()
 		if err != nil {
 			return err

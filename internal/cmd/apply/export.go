@@ -63,7 +63,7 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 
 func export(ctx context.Context, c *sdk.Client, pageSize int) ([]engine.Record, error) {
 	var records []engine.Record
-	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize, MaxPages: engine.DefaultMaxPages}) {
+	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize, MaxPages: cmdutil.DefaultMaxPages}) {
 		if err != nil {
 			return nil, err
 		}

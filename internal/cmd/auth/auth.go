@@ -32,14 +32,15 @@ func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
 // LoginOptions are the inputs of `auth login`.
 type LoginOptions struct {
 	IO *iostreams.IOStreams
-	// Global are the global flags (--base-url, --client-id, --profile,
-	// --client-cert), read once they are parsed.
-	Global      *cmdutil.GlobalOptions
-	Config      func() (*config.Config, string, error)
-	ProfileName func(*config.Config) string
-	ClientFor   func(*cmdutil.Credentials, ...sdk.Option) (*sdk.Client, error)
-	SecretStore func(storage, configDir string) credentials.Store
-	TokenCache  func() (*credentials.TokenFile, error)
+	// BaseURL, ClientID and the files of --client-cert, --client-key and
+	// --ca-file are the global flags that make the profile.
+	BaseURL, ClientID             string
+	ClientCert, ClientKey, CAFile string
+	Config                        func() (*config.Config, string, error)
+	ProfileName                   func(*config.Config) string
+	ClientFor                     func(*cmdutil.Credentials, ...sdk.Option) (*sdk.Client, error)
+	SecretStore                   func(storage, configDir string) credentials.Store
+	TokenCache                    func() (*credentials.TokenFile, error)
 
 	WithSecretStdin bool
 	InsecureStorage bool
@@ -50,7 +51,7 @@ type LoginOptions struct {
 // NewCmdLogin returns `wbsctl auth login`.
 func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
 	opts := &LoginOptions{
-		IO: f.IO, Global: &f.Global, Config: f.Config, ProfileName: f.ProfileName,
+		IO: f.IO, Config: f.Config, ProfileName: f.ProfileName,
 		ClientFor: f.ClientFor, SecretStore: f.SecretStore, TokenCache: f.TokenCache,
 		ReadSecret: promptSecret(f.IO),
 	}
@@ -69,6 +70,9 @@ a file of mode 0600.`,
   printenv SECRET | wbsctl auth login --profile test --base-url http://127.0.0.1:8080 --client-id integrationhub-1 --with-secret-stdin`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			g := f.Global
+			opts.BaseURL, opts.ClientID = g.BaseURL, g.ClientID
+			opts.ClientCert, opts.ClientKey, opts.CAFile = g.ClientCert, g.ClientKey, g.CAFile
 			return cmdutil.Pick(runF, runLogin)(cmd.Context(), opts)
 		},
 	}
@@ -91,7 +95,7 @@ func promptSecret(streams *iostreams.IOStreams) func() (string, error) {
 }
 
 func runLogin(ctx context.Context, o *LoginOptions) error {
-	if o.Global.BaseURL == "" || o.Global.ClientID == "" {
+	if o.BaseURL == "" || o.ClientID == "" {
 		return &cmdutil.UsageError{Err: errors.New("--base-url and --client-id are required")}
 	}
 	var secret string
@@ -112,9 +116,8 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	creds := &cmdutil.Credentials{BaseURL: strings.TrimRight(o.Global.BaseURL, "/"), ClientID: o.Global.ClientID, Secret: secret}
-	creds.ClientCert, creds.ClientKey = absPath(o.Global.ClientCert), absPath(o.Global.ClientKey)
-	creds.CAFile = absPath(o.Global.CAFile)
+	creds := &cmdutil.Credentials{BaseURL: strings.TrimRight(o.BaseURL, "/"), ClientID: o.ClientID, Secret: secret,
+		ClientCert: absPath(o.ClientCert), ClientKey: absPath(o.ClientKey), CAFile: absPath(o.CAFile)}
 	c, err := o.ClientFor(creds)
 	if err != nil {
 		return err

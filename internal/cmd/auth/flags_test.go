@@ -22,7 +22,7 @@ func TestLoginFlags(t *testing.T) {
 		case tc.refused && !flagtest.Refused(got, err):
 			t.Errorf("%v: %v, ran %v; want the command line refused", tc.args, err, got != nil)
 		case !tc.refused && (err != nil || got.WithSecretStdin != tc.stdin || got.InsecureStorage != tc.insecureStorage ||
-			got.IO != streams || got.Global == nil || got.ClientFor == nil || got.SecretStore == nil || got.ReadSecret == nil):
+			got.IO != streams || got.ClientFor == nil || got.SecretStore == nil || got.ReadSecret == nil):
 			t.Errorf("%v: %v, options %+v", tc.args, err, got)
 		}
 	}

@@ -74,5 +74,5 @@ func runCreate(ctx context.Context, o *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	return printAck(o.IO, o.Printer, o.Structured(), "created", req.Code, ack)
+	return printAck(o.IO, o.Printer, o.Mode().Structured(), "created", req.Code, ack)
 }

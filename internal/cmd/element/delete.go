@@ -46,7 +46,7 @@ func runDelete(ctx context.Context, o *DeleteOptions) error {
 			failed = append(failed, err)
 			continue
 		}
-		if err := printAck(o.IO, o.Printer, o.Structured(), "deleted", code, ack); err != nil {
+		if err := printAck(o.IO, o.Printer, o.Mode().Structured(), "deleted", code, ack); err != nil {
 			return err
 		}
 	}

@@ -44,7 +44,7 @@ func checkFlags[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.
 
 // hasDeps reports whether d is all set, and clears it.
 func hasDeps(d *cmdutil.Deps) bool {
-	ok := d.IO != nil && d.Client != nil && d.Printer != nil && d.Structured != nil
+	ok := d.IO != nil && d.Client != nil && d.Printer != nil && d.Mode != nil
 	*d = cmdutil.Deps{}
 	return ok
 }

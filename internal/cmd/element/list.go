@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -31,7 +30,7 @@ func addListFlags(cmd *cobra.Command, o *ListOptions) {
 	cmd.Flags().IntVar(&o.PageSize, "page-size", 0, "items per page (default: the platform's, 10, for one page; 100 with --all or --limit, the fewest requests)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "list every page, streaming")
 	cmd.Flags().IntVarP(&o.Limit, "limit", "L", 0, "read pages until this many items are listed")
-	cmd.Flags().IntVar(&o.MaxPages, "max-pages", engine.DefaultMaxPages, "with --all: stop after this many pages, as a guard against a list that never ends")
+	cmd.Flags().IntVar(&o.MaxPages, "max-pages", cmdutil.DefaultMaxPages, "with --all: stop after this many pages, as a guard against a list that never ends")
 	cmd.MarkFlagsMutuallyExclusive("all", "limit")
 }
 

@@ -167,5 +167,5 @@ func runOrgRemove(ctx context.Context, o *OrgRemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	return printAck(o.IO, o.Printer, o.Structured(), "removed organizations from", o.Code, ack)
+	return printAck(o.IO, o.Printer, o.Mode().Structured(), "removed organizations from", o.Code, ack)
 }

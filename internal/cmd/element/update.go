@@ -92,5 +92,5 @@ func runUpdate(ctx context.Context, o *UpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	return printAck(o.IO, o.Printer, o.Structured(), "updated", o.Code, ack)
+	return printAck(o.IO, o.Printer, o.Mode().Structured(), "updated", o.Code, ack)
 }

@@ -76,7 +76,7 @@ func runExecute(ctx context.Context, o *ExecuteOptions) error {
 	if err != nil {
 		return err
 	}
-	if !o.Structured() {
+	if !o.Mode().Structured() {
 		_, err := fmt.Fprintln(cmdutil.DataOut(o.IO), string(out))
 		return err
 	}

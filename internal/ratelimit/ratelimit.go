@@ -1,4 +1,7 @@
-package engine
+// Package ratelimit paces a command's requests: a fixed rate given by a
+// flag such as --rate 240/min, slowed down by what the platform says of
+// its own limit.
+package ratelimit
 
 import (
 	"cmp"
@@ -40,9 +43,9 @@ type Limiter struct {
 	reads, writes, tokens atomic.Int64
 }
 
-// NewLimiter returns a limiter of perMinute requests per minute; zero or
-// less means no fixed rate (the platform's headers still pace it).
-func NewLimiter(perMinute float64) *Limiter {
+// New returns a limiter of perMinute requests per minute; zero or less
+// means no fixed rate (the platform's headers still pace it).
+func New(perMinute float64) *Limiter {
 	l := &Limiter{now: time.Now, base: rate.Inf}
 	if perMinute > 0 {
 		l.base = rate.Limit(perMinute / 60)
@@ -52,9 +55,9 @@ func NewLimiter(perMinute float64) *Limiter {
 	return l
 }
 
-// ParseRate reads a rate such as "240/min", "4/s" or "1000/h"; "0" or
-// "unlimited" is no fixed rate. It returns requests per minute.
-func ParseRate(s string) (float64, error) {
+// ParsePerMinute reads a rate flag such as "240/min", "4/s" or "1000/h";
+// "0" or "unlimited" is no fixed rate. It returns requests per minute.
+func ParsePerMinute(s string) (float64, error) {
 	s = strings.TrimSpace(strings.ToLower(s))
 	if s == "0" || s == "unlimited" || s == "" {
 		return 0, nil

@@ -1,4 +1,4 @@
-package engine
+package ratelimit
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-func TestParseRate(t *testing.T) {
+func TestParsePerMinute(t *testing.T) {
 	tests := []struct {
 		in   string
 		want float64
@@ -28,9 +28,9 @@ func TestParseRate(t *testing.T) {
 		{"-1/s", 0, true},
 	}
 	for _, tt := range tests {
-		got, err := ParseRate(tt.in)
+		got, err := ParsePerMinute(tt.in)
 		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("ParseRate(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.err)
+			t.Errorf("ParsePerMinute(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.err)
 		}
 	}
 }
@@ -66,7 +66,7 @@ func TestLimiterPausesOnExhaustedWindow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := NewLimiter(240)
+			l := New(240)
 			l.now = func() time.Time { return now }
 			l.observe(tt.status, sdk.ParseRate(tt.h, now))
 			got := l.pauseUntil.Sub(now)
@@ -88,7 +88,7 @@ func TestLimiterPausesOnExhaustedWindow(t *testing.T) {
 
 func TestLimiterSpreadsTheRestOfTheWindow(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	l := NewLimiter(240) // 4/s
+	l := New(240) // 4/s
 	l.now = func() time.Time { return now }
 	l.observe(200, sdk.ParseRate(header("RateLimit-Remaining", "10", "RateLimit-Reset", "20"), now))
 	if got := l.bucket.Limit(); got != 0.5 {
@@ -103,7 +103,7 @@ func TestLimiterSpreadsTheRestOfTheWindow(t *testing.T) {
 	if got := l.bucket.Limit(); got != 0.5 {
 		t.Fatalf("limit %v/s with a Unix-time reset, want 0.5/s", got)
 	}
-	u := NewLimiter(0)
+	u := New(0)
 	if u.bucket.Limit() != rate.Inf {
 		t.Fatal("no rate should be unlimited")
 	}
