@@ -1,14 +1,12 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -42,12 +40,15 @@ func (j jsonRecord) record(line int) Record {
 
 func (p *parser) decodeJSON(raw []byte, line int) (Record, bool) {
 	var j jsonRecord
-	if err := DecodeStrict(raw, &j); err != nil {
-		var me *MemberError
-		if errors.As(err, &me) {
-			p.problem(Problem{Line: line, Field: me.Path, Message: me.Message})
-		} else {
-			p.problem(Problem{Line: line, Message: jsonProblem(err)})
+	if err := strictjson.Unmarshal(raw, &j); err != nil {
+		var e *strictjson.Error
+		switch {
+		case !errors.As(err, &e):
+			p.problem(Problem{Line: line, Message: err.Error()})
+		case e.Kind == strictjson.DataAfter:
+			p.problem(Problem{Line: line, Message: "data after the record: a line holds one record"})
+		default:
+			p.problem(Problem{Line: line, Field: e.Path, Message: e.Message})
 		}
 		return Record{}, false
 	}
@@ -58,27 +59,12 @@ func (p *parser) decodeJSON(raw []byte, line int) (Record, bool) {
 	return j.record(line), true
 }
 
-func jsonProblem(err error) string {
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		return fmt.Sprintf("%s: must be %s, not %s", typ.Field, typ.Type.String(), typ.Value)
-	}
-	if errors.Is(err, errDataAfterValue) {
-		return "data after the record: a line holds one record"
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "json: unknown field ") {
-		return strings.TrimPrefix(msg, "json: ") + " (known: wbsElementCode, description, isActive, businessOrganizations)"
-	}
-	return "invalid JSON: " + strings.TrimPrefix(msg, "json: ")
-}
-
 func (p *parser) ndjson(data []byte) []Record {
 	var recs []Record
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		raw := bytes.TrimSpace(sc.Bytes())
+	for line := 1; len(data) > 0; line++ {
+		var raw []byte
+		raw, data, _ = bytes.Cut(data, []byte("\n"))
+		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 {
 			continue
 		}
@@ -89,32 +75,53 @@ func (p *parser) ndjson(data []byte) []Record {
 	return recs
 }
 
+// jsonArray reads an array of records a record at a time: a record with a
+// problem is reported by its line, and the others are read all the same.
 func (p *parser) jsonArray(data []byte) []Record {
-	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('[') {
+	// lineAt counts lines from where it counted last: offsets only grow.
+	line, counted := 1, 0
+	lineAt := func(off int64) int {
+		to := min(int(off), len(data))
+		line += bytes.Count(data[counted:to], []byte("\n"))
+		counted = to
+		return line
+	}
+	// Each record is decoded by the strict rules on its own; the array
+	// only finds where each begins and ends.
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
 		p.problem(Problem{Line: 1, Message: "a JSON file must hold an array of records"})
 		return nil
 	}
 	var recs []Record
-	for dec.More() {
-		var raw json.RawMessage
+	for dec.PeekKind() != ']' {
 		start := dec.InputOffset()
-		if err := dec.Decode(&raw); err != nil {
-			p.problem(Problem{Line: lineAt(start), Message: jsonProblem(err)})
+		raw, err := dec.ReadValue()
+		if err != nil {
+			p.problem(Problem{Line: lineAt(start), Message: "invalid JSON: " + syntaxMessage(err)})
 			return recs
 		}
-		line := lineAt(start + int64(len(data[start:])-len(bytes.TrimLeft(data[start:], " \t\r\n,"))))
+		line := lineAt(dec.InputOffset() - int64(len(raw)))
 		if r, ok := p.decodeJSON(raw, line); ok {
 			recs = append(recs, r)
 		}
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := dec.ReadToken(); err != nil {
 		p.problem(Problem{Line: lineAt(dec.InputOffset()), Message: "the array is not closed"})
+		return recs
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.ReadToken(); err != io.EOF {
 		p.problem(Problem{Line: lineAt(dec.InputOffset()), Message: "data after the array"})
 	}
 	return recs
+}
+
+// syntaxMessage is a syntax error of the JSON reader without its
+// package's name.
+func syntaxMessage(err error) string {
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		return syn.Err.Error()
+	}
+	return err.Error()
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
+	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -112,7 +113,7 @@ func ReadSavedPlan(path, baseURL, clientID string) (*SavedPlan, error) {
 
 func parseSavedPlan(b []byte) (*SavedPlan, error) {
 	var sp SavedPlan
-	if err := DecodeStrictAny(b, &sp); err != nil {
+	if err := strictjson.Unmarshal(b, &sp); err != nil {
 		return nil, err
 	}
 	if sp.FormatVersion != SavedPlanVersion {

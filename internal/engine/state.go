@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
+	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -57,7 +58,7 @@ func LoadState(path, baseURL, clientID string) (*StateFile, error) {
 
 func parseState(b []byte) (*StateFile, error) {
 	var st StateFile
-	if err := DecodeStrictAny(b, &st); err != nil {
+	if err := strictjson.Unmarshal(b, &st); err != nil {
 		return nil, err
 	}
 	if st.FormatVersion != StateFormatVersion {

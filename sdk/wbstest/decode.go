@@ -1,8 +1,6 @@
 package wbstest
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // decode reads a JSON body strictly: bounded size, valid UTF-8, no
@@ -39,17 +40,9 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, corr string, v a
 	}
 	if err := decodeStrict(raw, v, ""); err != nil {
 		detail, field := "the body is not valid JSON: "+err.Error(), ""
-		var typ *json.UnmarshalTypeError
 		var member *memberError
-		switch {
-		case errors.As(err, &member):
+		if errors.As(err, &member) {
 			field, detail = member.Field, member.Error()
-		case errors.As(err, &typ):
-			field = typ.Field
-			detail = fmt.Sprintf("%s: must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			field = strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			detail = field + ": " + unknownMember
 		}
 		var errs []fieldError
 		if field != "" {
@@ -63,116 +56,85 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, corr string, v a
 
 const unknownMember = "unknown member (additional properties are not allowed)"
 
-// memberError is a member name decodeStrict refuses.
+// memberError is a member decodeStrict refuses: unknown, given twice,
+// or of the wrong type.
 type memberError struct{ Field, Message string }
 
 func (e *memberError) Error() string { return e.Field + ": " + e.Message }
 
-// decodeStrict decodes one JSON value into v, refusing unknown members
-// and data after the value; then it refuses what encoding/json lets
-// through: a member given twice (it keeps the last) and a member name
-// that matches a field only when case is ignored (it folds case). The
-// spec's request objects accept only the members it lists, so neither
-// is one of them. Field names in errors start with prefix.
+// decodeStrict decodes one JSON value into v with the JSON reader of
+// encoding/json/v2 (github.com/go-json-experiment/json), whose defaults
+// refuse a member given twice and match member names in their exact
+// case; unknown members and data after the value are refused too. The
+// spec's request objects accept only the members it lists, so none of
+// these is one of them. A json.RawMessage member, which the handlers
+// decode later, accepts any names, still once each. Field names in
+// errors start with prefix.
 func decodeStrict(raw []byte, v any, prefix string) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	// Decode first: it bounds the nesting depth that checkMembers walks.
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the JSON value")
-	}
-	return checkMembers(json.NewDecoder(bytes.NewReader(raw)), reflect.TypeOf(v), prefix)
-}
-
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
-
-// checkMembers walks the next JSON value of dec. Within a value of type t
-// a member must be a field's exact name; a nil t (or a json.RawMessage,
-// which the handlers decode later) accepts any names, still once each.
-func checkMembers(dec *json.Decoder, t reflect.Type, path string) error {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == rawMessageType {
-		t = nil
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch tok {
-	case json.Delim('['):
-		var elem reflect.Type
-		if t != nil && t.Kind() == reflect.Slice {
-			elem = t.Elem()
-		}
-		for i := 0; dec.More(); i++ {
-			if err := checkMembers(dec, elem, path+"["+strconv.Itoa(i)+"]"); err != nil {
-				return err
-			}
-		}
-	case json.Delim('{'):
-		fields := jsonFields(t)
-		seen := map[string]bool{}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			name, _ := tok.(string)
-			field := name
-			if path != "" {
-				field = path + "." + name
-			}
-			if seen[name] {
-				return &memberError{field, "given more than once"}
-			}
-			seen[name] = true
-			ft, known := fields[name]
-			if fields != nil && !known {
-				return &memberError{field, unknownMember}
-			}
-			if err := checkMembers(dec, ft, field); err != nil {
-				return err
-			}
-		}
-	default:
+	err := jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(true))
+	var syn *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
+	switch {
+	case err == nil:
 		return nil
+	case errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName):
+		return &memberError{fieldPath(prefix, syn.JSONPointer), "given more than once"}
+	case errors.As(err, &syn) && strings.Contains(syn.Err.Error(), "after top-level value"):
+		return errors.New("data after the JSON value")
+	case errors.As(err, &syn):
+		return syn.Err
+	case errors.As(err, &sem) && errors.Is(sem.Err, jsonv2.ErrUnknownName):
+		return &memberError{fieldPath(prefix, sem.JSONPointer), unknownMember}
+	case errors.As(err, &sem) && sem.GoType != nil && sem.JSONKind != 0:
+		return &memberError{fieldPath(prefix, sem.JSONPointer), fmt.Sprintf("must be %s, not %s", goKind(sem.GoType), jsonKind(sem.JSONKind))}
 	}
-	_, err = dec.Token() // the closing delimiter
 	return err
 }
 
-// jsonFields maps the JSON names of a struct's fields to their types; nil
-// when t is not a struct.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
-	out := map[string]reflect.Type{}
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
+// fieldPath names the member at p, as businessOrganizations[0].code,
+// below prefix.
+func fieldPath(prefix string, p jsontext.Pointer) string {
+	out := prefix
+	for tok := range p.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil {
+			out += "[" + tok + "]"
+			continue
 		}
-		if name != "-" && f.IsExported() {
-			out[name] = f.Type
+		if out != "" {
+			out += "."
 		}
+		out += tok
 	}
 	return out
 }
 
-func jsonKind(k string) string {
-	switch k {
-	case "string", "bool":
-		return "a " + strings.Replace(k, "bool", "boolean", 1)
-	case "slice":
+// goKind names the JSON value a Go type takes.
+func goKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case "struct", "map":
+	case reflect.Struct, reflect.Map:
 		return "an object"
 	}
 	return "a number"
+}
+
+// jsonKind names the kind of a JSON value.
+func jsonKind(k jsontext.Kind) string {
+	switch k {
+	case 't', 'f':
+		return "boolean"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return k.String()
 }

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -70,7 +70,7 @@ func readJSON(in io.Reader, name string, v any) error {
 	if err != nil {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--from-file %s: %w", name, err)}
 	}
-	if err := engine.DecodeStrict(raw, v); err != nil {
+	if err := strictjson.Unmarshal(raw, v); err != nil {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--from-file %s: %w", name, err)}
 	}
 	return nil

@@ -1,0 +1,193 @@
+// Package strictjson decodes JSON so that a text can be read only one way:
+// a member given twice, a member unknown to the Go type (one in another
+// case included), data after the value, an invalid string and a value of
+// the wrong type are refused, each as an *Error that names the member. It
+// reads apply files, element files, state files and saved plans, with
+// github.com/go-json-experiment/json, the module behind Go's
+// encoding/json/v2, whose defaults are these rules.
+package strictjson
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Error is a JSON text refused.
+type Error struct {
+	// Path names the member, such as businessOrganizations[0].code; ""
+	// for the text as a whole.
+	Path string
+	// Message says what is wrong with it.
+	Message string
+	// Offset is the byte offset in the text at or after which it is.
+	Offset int64
+	// Kind tells the refusals apart.
+	Kind Kind
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return e.Message
+	}
+	return e.Path + ": " + e.Message
+}
+
+// Kind is the kind of an Error.
+type Kind int
+
+// The kinds of Error.
+const (
+	// Syntax is a text that is not JSON.
+	Syntax Kind = iota + 1
+	// Duplicate is a member given twice.
+	Duplicate
+	// Unknown is a member the type does not have.
+	Unknown
+	// Type is a value of the wrong type.
+	Type
+	// DataAfter is data after the value.
+	DataAfter
+)
+
+// Unmarshal decodes the one JSON value of raw into v by the rules of the
+// package.
+func Unmarshal(raw []byte, v any) error {
+	return explain(json.Unmarshal(raw, v, json.RejectUnknownMembers(true)))
+}
+
+// explain makes an error of the json module an *Error.
+func explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	var syn *jsontext.SyntacticError
+	var sem *json.SemanticError
+	switch {
+	case errors.As(err, &syn):
+		e := &Error{Path: path(syn.JSONPointer), Offset: syn.ByteOffset}
+		switch msg := syn.Err.Error(); {
+		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
+			e.Kind, e.Message = Duplicate, "given more than once"
+		case strings.Contains(msg, "after top-level value"):
+			e.Kind, e.Path, e.Message = DataAfter, "", "data after the value"
+		default:
+			e.Kind, e.Message = Syntax, "invalid JSON: "+msg
+		}
+		return e
+	case errors.As(err, &sem):
+		e := &Error{Path: path(sem.JSONPointer), Offset: sem.ByteOffset}
+		if errors.Is(sem.Err, json.ErrUnknownName) {
+			e.Kind, e.Message = Unknown, unknown(sem.JSONPointer.LastToken(), sem.GoType)
+			return e
+		}
+		e.Kind, e.Message = Type, fmt.Sprintf("must be %s, not %s", goKind(sem.GoType), jsonKind(sem.JSONKind))
+		if sem.GoType == nil || sem.JSONKind == 0 {
+			e.Message = strings.TrimPrefix(sem.Error(), "json: ")
+		}
+		return e
+	}
+	return err
+}
+
+// unknown says that name is not a member of t, naming the one it differs
+// from only in case, or else listing them all.
+func unknown(name string, t reflect.Type) string {
+	known := members(t)
+	for _, k := range known {
+		if strings.EqualFold(name, k) {
+			return fmt.Sprintf("unknown member; the spec spells it %q", k)
+		}
+	}
+	if len(known) == 0 {
+		return "unknown member"
+	}
+	return fmt.Sprintf("unknown member (known: %s)", strings.Join(known, ", "))
+}
+
+// members are the JSON member names of a struct type, in field order.
+func members(t reflect.Type) []string {
+	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice) {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// goKind names the JSON kind a Go type takes.
+func goKind(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "something else"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "bool"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return t.String()
+}
+
+// jsonKind names the kind of a JSON value as goKind names a Go type's.
+func jsonKind(k jsontext.Kind) string {
+	switch k {
+	case 't', 'f':
+		return "bool"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return k.String()
+}
+
+// path writes a JSON Pointer as a path a person reads:
+// /businessOrganizations/0/code as businessOrganizations[0].code.
+func path(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
