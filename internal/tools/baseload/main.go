@@ -1,12 +1,14 @@
 // Command baseload is the baseline of scripts/bench: the least a client of
 // the WBS element interface can do over plain net/http. It exchanges one
 // token, then either creates elements B-000000 to B-(n-1) with c
-// keep-alive connections, or reads the element list page by page (pages
-// of size, up to the first short one) and discards the pages; no checks,
-// no retries. It prints the seconds it took.
+// keep-alive connections (with -links, each with the two links of
+// scripts/bench's files: company 1000 and branch B(i mod 50)), or reads
+// the element list page by page (pages of size, up to the first short
+// one) and discards the pages; no checks, no retries. It prints the
+// seconds it took.
 //
-//	go run ./internal/tools/baseload BASE_URL CLIENT_ID N C          (secret on stdin)
-//	go run ./internal/tools/baseload -list BASE_URL CLIENT_ID SIZE   (secret on stdin)
+//	go run ./internal/tools/baseload [-links] BASE_URL CLIENT_ID N C  (secret on stdin)
+//	go run ./internal/tools/baseload -list BASE_URL CLIENT_ID SIZE    (secret on stdin)
 package main
 
 import (
@@ -26,7 +28,8 @@ import (
 func main() {
 	args := os.Args[1:]
 	list := len(args) > 0 && args[0] == "-list"
-	if list {
+	links := len(args) > 0 && args[0] == "-links"
+	if list || links {
 		args = args[1:]
 	}
 	if len(args) != 4 && !(list && len(args) == 3) {
@@ -56,12 +59,12 @@ func main() {
 	if list {
 		readList(hc, base, tok.AccessToken, n)
 	} else {
-		create(hc, base, tok.AccessToken, n, c)
+		create(hc, base, tok.AccessToken, n, c, links)
 	}
 	fmt.Printf("%.3f\n", time.Since(start).Seconds())
 }
 
-func create(hc *http.Client, base, token string, n, c int) {
+func create(hc *http.Client, base, token string, n, c int, links bool) {
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range c {
@@ -69,7 +72,11 @@ func create(hc *http.Client, base, token string, n, c int) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				b, _ := json.Marshal(map[string]any{"wbsElementCode": fmt.Sprintf("B-%06d", i), "description": "baseline", "isActive": true})
+				el := map[string]any{"wbsElementCode": fmt.Sprintf("B-%06d", i), "description": "baseline", "isActive": true}
+				if links {
+					el["businessOrganizations"] = []map[string]string{{"code": "1000", "entityType": "company"}, {"code": fmt.Sprintf("B%d", i%50), "entityType": "branch"}}
+				}
+				b, _ := json.Marshal(el)
 				req, _ := http.NewRequest("POST", base+"/v1/wbs-elements", bytes.NewReader(b))
 				req.Header.Set("Authorization", "Bearer "+token)
 				req.Header.Set("Content-Type", "application/json")
