@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -336,7 +337,13 @@ func set(orgs []sdk.BusinessOrganization) map[sdk.BusinessOrganization]bool {
 	return m
 }
 
+// dedupe returns orgs without repeats, in their order: orgs itself when it
+// has none, as is usual, so that the plan holds no second copy of the
+// file's links.
 func dedupe(orgs []sdk.BusinessOrganization) []sdk.BusinessOrganization {
+	if !hasRepeats(orgs) {
+		return orgs
+	}
 	seen := map[sdk.BusinessOrganization]bool{}
 	var out []sdk.BusinessOrganization
 	for _, o := range orgs {
@@ -346,6 +353,26 @@ func dedupe(orgs []sdk.BusinessOrganization) []sdk.BusinessOrganization {
 		}
 	}
 	return out
+}
+
+// hasRepeats reports whether an organization is in orgs twice.
+func hasRepeats(orgs []sdk.BusinessOrganization) bool {
+	if len(orgs) <= 16 {
+		for i := 1; i < len(orgs); i++ {
+			if slices.Contains(orgs[:i], orgs[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	seen := make(map[sdk.BusinessOrganization]bool, len(orgs))
+	for _, o := range orgs {
+		if seen[o] {
+			return true
+		}
+		seen[o] = true
+	}
+	return false
 }
 
 func deref(s *string) string {

@@ -20,6 +20,11 @@ func Parse(s string) ([]sdk.BusinessOrganization, error) {
 	if strings.TrimSpace(s) == "" {
 		return []sdk.BusinessOrganization{}, nil
 	}
+	if !strings.Contains(s, `\`) {
+		// Nothing escaped: the parts are substrings of s, and no copy is
+		// made of them, which counts in a file of many records.
+		return parsePlain(s)
+	}
 	var out []sdk.BusinessOrganization
 	var parts [2]strings.Builder
 	part, escaped := 0, false
@@ -59,6 +64,22 @@ func Parse(s string) ([]sdk.BusinessOrganization, error) {
 	}
 	if err := flush(); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// parsePlain is Parse of a text without a backslash.
+func parsePlain(s string) ([]sdk.BusinessOrganization, error) {
+	out := make([]sdk.BusinessOrganization, 0, strings.Count(s, ";")+1)
+	for item := range strings.SplitSeq(s, ";") {
+		t, c, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want TYPE=CODE", item)
+		}
+		if t == "" || c == "" {
+			return nil, fmt.Errorf("%q: type and code must not be empty", item)
+		}
+		out = append(out, sdk.BusinessOrganization{EntityType: t, Code: c})
 	}
 	return out, nil
 }
