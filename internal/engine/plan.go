@@ -168,20 +168,11 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		}
 	}
 	var needLinks []int
-	// The states of the creates are made in blocks, not one small object
-	// each, for the collector to trace while the plan runs.
-	var created []State
 	for i := range records {
 		r := &records[i]
 		el, ok := current[r.Code]
 		if !ok {
-			if len(created) == 0 {
-				created = make([]State, min(len(records)-i, 512))
-			}
-			after := &created[0]
-			created = created[1:]
-			setRecordState(after, r, nil)
-			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: after})
+			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: recordState(r, nil)})
 			continue
 		}
 		ch := diffElement(r, el)
