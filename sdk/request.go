@@ -215,7 +215,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 			err = errors.New("no response")
 		}
 		err = c.timedOut(ctx, actx, c.redactErr(err))
-		if te := asTLSError(err); te != nil {
+		if te := cmp.Or(asTLSError(err), c.handshakeRefusal(ctx, req.url, err)); te != nil {
 			err = te
 		} else {
 			err = &transportError{err: err}

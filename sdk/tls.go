@@ -1,10 +1,17 @@
 package sdk
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // TLSReason says why a TLS handshake with the platform failed.
@@ -97,4 +104,59 @@ func asTLSError(err error) *TLSError {
 		}
 	}
 	return nil
+}
+
+// A platform that requires a client certificate checks it, under TLS 1.3,
+// after the client has finished its side of the handshake and begun to
+// write its request. Its refusal, an alert, then often arrives after the
+// connection has broken under that write, and net/http reports the broken
+// pipe or the reset instead. handshakeRefusal asks again, on a connection
+// of its own that writes nothing: the alert is then what it reads.
+
+// handshakeRefusal returns the *TLSError that explains a transport error
+// err of a request to u, where err is a connection broken under a write
+// (EPIPE, ECONNRESET, or closed when the alert was read) over https and a
+// new handshake with the same configuration is refused by an alert; else
+// nil. It costs one connection, only after such a failure.
+func (c *Client) handshakeRefusal(ctx context.Context, u *url.URL, err error) *TLSError {
+	broken := errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
+	if u.Scheme != "https" || !broken {
+		return nil
+	}
+	tr, ok := c.hc.Transport.(*http.Transport)
+	if !ok {
+		return nil
+	}
+	cfg := &tls.Config{}
+	if tr.TLSClientConfig != nil {
+		cfg = tr.TLSClientConfig.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = u.Hostname()
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), "443")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	d := &tls.Dialer{Config: cfg}
+	conn, derr := d.DialContext(ctx, "tcp", host)
+	if derr != nil {
+		return asTLSError(derr)
+	}
+	defer conn.Close()
+	// A refusal follows the handshake within a round trip; a connection
+	// that stays silent for a second was not refused.
+	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+	var one [1]byte
+	_, rerr := conn.Read(one[:])
+	if rerr == nil {
+		return nil
+	}
+	te := asTLSError(rerr)
+	if te != nil {
+		te.Err = fmt.Errorf("%w (the request failed with: %v)", rerr, err)
+	}
+	return te
 }
