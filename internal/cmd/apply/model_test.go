@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,23 +239,56 @@ type model struct {
 	plan     *savedPlan
 	tr       *http.Transport
 	nextFile int
+	// ts serves srv, counting the requests it is handling: a request a
+	// cut run gave up on may still be carried out after the run ended,
+	// as on a real platform, and the next step waits for it.
+	ts       *httptest.Server
+	mu       sync.Mutex
+	handling int
+	idle     *sync.Cond
 }
 
 func newModel(t *testing.T, rt *rapid.T) *model {
 	mode := rapid.SampledFrom([]wbstest.OrgUpdateMode{wbstest.OrgMerge, wbstest.OrgReplace}).Draw(rt, "org update mode")
-	srv := wbstest.NewServer(wbstest.WithOrgUpdateMode(mode), wbstest.WithSeed(rapid.Int64().Draw(rt, "server seed")))
+	srv := wbstest.New(wbstest.WithOrgUpdateMode(mode), wbstest.WithSeed(rapid.Int64().Draw(rt, "server seed")))
+	m := &model{t: t, srv: srv, mode: mode, want: platform{}}
+	m.idle = sync.NewCond(&m.mu)
+	m.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.mu.Lock()
+		m.handling++
+		m.mu.Unlock()
+		defer func() {
+			m.mu.Lock()
+			if m.handling--; m.handling == 0 {
+				m.idle.Broadcast()
+			}
+			m.mu.Unlock()
+		}()
+		srv.ServeHTTP(w, r)
+	}))
+	srv.URL = m.ts.URL
 	tr := &http.Transport{}
 	other, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithTransport(tr))
 	if err != nil {
 		rt.Fatal(err)
 	}
-	dir := t.TempDir()
-	return &model{t: t, srv: srv, other: other, mode: mode, want: platform{}, dir: dir, state: filepath.Join(dir, "apply.state"), tr: tr}
+	m.dir = t.TempDir()
+	m.other, m.state, m.tr = other, filepath.Join(m.dir, "apply.state"), tr
+	return m
+}
+
+// settle waits until the server handles no request.
+func (m *model) settle() {
+	m.mu.Lock()
+	for m.handling > 0 {
+		m.idle.Wait()
+	}
+	m.mu.Unlock()
 }
 
 func (m *model) close() {
-	m.srv.Close()
 	m.tr.CloseIdleConnections()
+	m.ts.Close()
 }
 
 // held is what the reference server holds, in the model's terms.
@@ -628,7 +662,11 @@ func (m *model) run(ctx context.Context, tr http.RoundTripper, args ...string) c
 	if tr == nil {
 		tr = m.tr
 	}
-	return cmdtest.Run{Ctx: ctx, ClientOptions: []sdk.Option{sdk.WithTransport(tr)}}.Do(m.t, m.srv, args...)
+	res := cmdtest.Run{Ctx: ctx, ClientOptions: []sdk.Option{sdk.WithTransport(tr)}}.Do(m.t, m.srv, args...)
+	// What the run sent and gave up on is carried out before the next
+	// step looks.
+	m.settle()
+	return res
 }
 
 // writes counts the writes the server answered since its last reset.
@@ -640,9 +678,14 @@ func serverWrites(srv *wbstest.Server) int {
 // checkNoDuplicateCreate fails when a create was refused: while only
 // this tool writes, it never creates what exists.
 func (m *model) checkNoDuplicateCreate(rt *rapid.T) {
-	for _, e := range m.srv.Journal() {
+	j := m.srv.Journal()
+	for _, e := range j {
 		if e.Operation == wbstest.OpCreate && e.Status == http.StatusBadRequest {
-			rt.Fatalf("a create was refused, %s: apply created what existed", e.Path)
+			var seen []string
+			for _, o := range j {
+				seen = append(seen, fmt.Sprintf("%s %s %s %d fault=%q", o.Operation, o.Method, o.Path, o.Status, o.Fault))
+			}
+			rt.Fatalf("a create was refused, %s: apply created what existed; the run's requests:\n%s", e.Path, strings.Join(seen, "\n"))
 		}
 	}
 }
