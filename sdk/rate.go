@@ -8,7 +8,9 @@ import (
 )
 
 // Rate is what one answer says of the platform's rate limit, read from the
-// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers and
+// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers (or,
+// where those are absent, X-RateLimit-Limit, X-RateLimit-Remaining and
+// X-RateLimit-Reset, the most common spelling on other platforms) and
 // from Retry-After. The platform documents 240 requests a minute per key
 // and sends RateLimit headers; the spec shows neither their form nor a
 // 429's, so each is read in every form seen in the wild.
@@ -32,8 +34,12 @@ type Rate struct {
 func ParseRate(h http.Header, now time.Time) Rate {
 	// The names are written in their canonical form (Ratelimit, not
 	// RateLimit), which Header.Get then looks up without rewriting them.
-	r := Rate{Limit: headerInt(h, "Ratelimit-Limit"), Remaining: headerInt(h, "Ratelimit-Remaining")}
-	if s, ok := headerSeconds(h, "Ratelimit-Reset"); ok {
+	prefix := "Ratelimit-"
+	if h.Get("Ratelimit-Limit") == "" && h.Get("Ratelimit-Remaining") == "" && h.Get("Ratelimit-Reset") == "" {
+		prefix = "X-Ratelimit-"
+	}
+	r := Rate{Limit: headerInt(h, prefix+"Limit"), Remaining: headerInt(h, prefix+"Remaining")}
+	if s, ok := headerSeconds(h, prefix+"Reset"); ok {
 		if s >= 1e9 {
 			// Some servers send the end of the window as a Unix time.
 			r.Reset = time.Unix(0, 0).Add(fromSeconds(s))
