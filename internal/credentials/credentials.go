@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wbsctl/wbsctl/internal/config"
+	"github.com/wbsctl/wbsctl/internal/filelock"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/zalando/go-keyring"
 )
@@ -162,7 +163,10 @@ func (f *File) update(change func(map[string]string)) error {
 }
 
 // TokenFile is an sdk.TokenCache in a 0600 file, so that a script of many
-// wbsctl commands makes one token exchange.
+// wbsctl commands makes one token exchange. Processes that share it (CI
+// jobs on one machine) take turns to rewrite it, under a lock of the file
+// (Path.lock), so that none drops another's entry; a read needs no lock,
+// since the file is replaced whole.
 type TokenFile struct {
 	Path string
 	mu   sync.Mutex
@@ -208,6 +212,11 @@ func (t *TokenFile) Get(_ context.Context, k sdk.TokenCacheKey) (sdk.Token, bool
 func (t *TokenFile) Put(_ context.Context, k sdk.TokenCacheKey, tok sdk.Token) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	unlock, err := t.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	now := time.Now()
 	kept := []tokenEntry{{BaseURL: k.BaseURL, ClientID: k.ClientID, SecretDigest: k.SecretDigest, Token: tok}}
 	for _, e := range t.load() {
@@ -224,6 +233,11 @@ func (t *TokenFile) Put(_ context.Context, k sdk.TokenCacheKey, tok sdk.Token) e
 func (t *TokenFile) Remove(k sdk.TokenCacheKey) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	unlock, err := t.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	var kept []tokenEntry
 	for _, e := range t.load() {
 		if !e.of(k) {
@@ -232,6 +246,14 @@ func (t *TokenFile) Remove(k sdk.TokenCacheKey) error {
 	}
 	b, _ := json.Marshal(kept)
 	return config.WriteFileAtomic(t.Path, b)
+}
+
+// lock takes the file's lock between processes, making its folder first.
+func (t *TokenFile) lock() (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(t.Path), 0o700); err != nil {
+		return nil, err
+	}
+	return filelock.Lock(t.Path)
 }
 
 // CacheDir is wbsctl's cache folder: $XDG_CACHE_HOME/wbsctl, else the OS's.

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
+	"github.com/wbsctl/wbsctl/internal/filelock"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -129,9 +130,6 @@ func sameLinks(a, b []sdk.BusinessOrganization) bool {
 	return true
 }
 
-// errLocked is a lock another process holds.
-var errLocked = errors.New("locked")
-
 // ErrStateLocked is a state file that another apply is using.
 var ErrStateLocked = errors.New("another wbsctl apply is using the state file")
 
@@ -140,16 +138,9 @@ var ErrStateLocked = errors.New("another wbsctl apply is using the state file")
 // lock is on path.lock, which stays behind, empty: a lock that a killed
 // process held ends with it.
 func LockState(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
+	unlock, err = filelock.TryLock(path)
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, fmt.Errorf("%w: %s (locked through %s.lock); wait for it to end", ErrStateLocked, path, path)
 	}
-	if err := tryLock(f); err != nil {
-		f.Close()
-		if errors.Is(err, errLocked) {
-			return nil, fmt.Errorf("%w: %s (locked through %s.lock); wait for it to end", ErrStateLocked, path, path)
-		}
-		return nil, fmt.Errorf("locking %s: %w", path, err)
-	}
-	return func() { f.Close() }, nil
+	return unlock, err
 }

@@ -1,0 +1,41 @@
+// Package filelock locks files between processes: wbsctl's state file
+// against a second apply, and the token cache while one process rewrites
+// it. A lock is on a file of its own (path.lock) that stays behind, empty;
+// a lock that a killed process held ends with it.
+package filelock
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// ErrLocked is a lock another process holds.
+var ErrLocked = errors.New("locked")
+
+// TryLock takes the lock of path without waiting; ErrLocked when another
+// process holds it. unlock ends it.
+func TryLock(path string) (unlock func(), err error) {
+	return take(path, false)
+}
+
+// Lock takes the lock of path, waiting for another process to end its
+// own. unlock ends it.
+func Lock(path string) (unlock func(), err error) {
+	return take(path, true)
+}
+
+func take(path string, wait bool) (func(), error) {
+	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := lock(f, wait); err != nil {
+		f.Close()
+		if errors.Is(err, ErrLocked) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}
