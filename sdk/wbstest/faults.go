@@ -118,10 +118,14 @@ func (r *randSource) float() float64 {
 	return r.r.Float64()
 }
 
-// window is a fixed one-minute rate-limit window of one client id.
+// window is the rate-limit window of one client id: a fixed minute from
+// start with used requests, or a sliding window's bucket of tokens as
+// refilled at last.
 type window struct {
-	start time.Time
-	used  int
+	start  time.Time
+	used   int
+	tokens float64
+	last   time.Time
 }
 
 // rateLimited counts a request of clientID against the limit and sets
@@ -132,26 +136,65 @@ func (s *Server) rateLimited(w http.ResponseWriter, clientID string) bool {
 	}
 	now := s.now()
 	s.mu.Lock()
-	win := s.windows[clientID]
-	if win == nil || now.Sub(win.start) >= time.Minute {
-		win = &window{start: now}
-		s.windows[clientID] = win
+	var remaining int
+	var reset, retry time.Duration
+	var refused bool
+	if s.rateWindow == SlidingWindow {
+		remaining, reset, retry, refused = s.slide(clientID, now)
+	} else {
+		remaining, reset, refused = s.fixed(clientID, now)
+		retry = reset
 	}
-	win.used++
-	used := win.used
-	reset := max(int((win.start.Add(time.Minute).Sub(now)+time.Second-1)/time.Second), 1)
-	refused := used > s.rateLimit
 	if refused {
 		s.stats.RateLimited++
 	}
 	s.mu.Unlock()
 	h := w.Header()
 	h.Set("RateLimit-Limit", strconv.Itoa(s.rateLimit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(max(s.rateLimit-used, 0)))
-	h.Set("RateLimit-Reset", strconv.Itoa(reset))
+	h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(seconds(reset)))
 	if refused {
-		h.Set("Retry-After", strconv.Itoa(reset))
+		h.Set("Retry-After", strconv.Itoa(seconds(retry)))
 		writeJSON(w, http.StatusTooManyRequests, map[string]string{"message": "API rate limit exceeded"})
 	}
 	return refused
+}
+
+// fixed counts a request in clientID's fixed window: the requests left,
+// the time to the window's end, and whether it is refused.
+func (s *Server) fixed(clientID string, now time.Time) (remaining int, reset time.Duration, refused bool) {
+	win := s.windows[clientID]
+	if win == nil || now.Sub(win.start) >= time.Minute {
+		win = &window{start: now}
+		s.windows[clientID] = win
+	}
+	win.used++
+	return max(s.rateLimit-win.used, 0), win.start.Add(time.Minute).Sub(now), win.used > s.rateLimit
+}
+
+// slide takes a request from clientID's bucket: the whole requests left,
+// the time until the bucket is full again, the time until a request is
+// allowed, and whether this one is refused.
+func (s *Server) slide(clientID string, now time.Time) (remaining int, reset, retry time.Duration, refused bool) {
+	limit := float64(s.rateLimit)
+	perSecond := limit / 60
+	win := s.windows[clientID]
+	if win == nil {
+		win = &window{tokens: limit, last: now}
+		s.windows[clientID] = win
+	}
+	win.tokens = min(limit, win.tokens+now.Sub(win.last).Seconds()*perSecond)
+	win.last = now
+	refused = win.tokens < 1
+	if !refused {
+		win.tokens--
+	}
+	toFull := time.Duration((limit - win.tokens) / perSecond * float64(time.Second))
+	toOne := time.Duration(max(1-win.tokens, 0) / perSecond * float64(time.Second))
+	return int(win.tokens), toFull, toOne, refused
+}
+
+// seconds is d in whole seconds, rounded up, at least one.
+func seconds(d time.Duration) int {
+	return max(int((d+time.Second-1)/time.Second), 1)
 }

@@ -29,8 +29,28 @@ func WithOrgUpdateMode(m OrgUpdateMode) Option { return func(s *Server) { s.orgM
 func WithMaxPageSize(n int) Option { return func(s *Server) { s.maxPageSize = n } }
 
 // WithRateLimit answers 429 beyond perMinute requests per minute and
-// client id; 0 (the default) is no limit.
+// client id; 0 (the default) is no limit. WithRateWindow says how the
+// minute is counted.
 func WithRateLimit(perMinute int) Option { return func(s *Server) { s.rateLimit = perMinute } }
+
+// RateWindow is how WithRateLimit counts a client id's minute. The spec
+// says neither, so both are offered, for testing a client's pacing
+// against each.
+type RateWindow int
+
+const (
+	// FixedWindow allows perMinute requests in the minute that a client
+	// id's first request starts, then in the next such minute; the
+	// default.
+	FixedWindow RateWindow = iota
+	// SlidingWindow is a bucket of perMinute requests refilled
+	// continuously, at perMinute a minute: a request is allowed whenever
+	// a whole one has been refilled.
+	SlidingWindow
+)
+
+// WithRateWindow sets how WithRateLimit counts; default FixedWindow.
+func WithRateWindow(w RateWindow) Option { return func(s *Server) { s.rateWindow = w } }
 
 // WithFaults adds fault rules; see FaultRule.
 func WithFaults(rules ...FaultRule) Option {

@@ -103,6 +103,7 @@ type Server struct {
 	emptyStatus int
 	pastEnd     PastEnd
 	rateLimit   int
+	rateWindow  RateWindow
 	seed        uint64
 	maxBody     int64
 	timeouts    Timeouts

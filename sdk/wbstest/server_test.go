@@ -259,6 +259,42 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+// A sliding window refills continuously: 60 a minute allows the 61st
+// request a second after the 60th, and says so in Retry-After; a fixed
+// window makes it wait for the minute's end.
+func TestRateWindows(t *testing.T) {
+	for _, tt := range []struct {
+		window     RateWindow
+		retryAfter string
+		after      time.Duration // when the 61st request is allowed
+	}{
+		{SlidingWindow, "1", time.Second},
+		{FixedWindow, "60", time.Minute},
+	} {
+		now := time.Unix(1_700_000_000, 0)
+		srv := NewServer(WithRateLimit(60), WithRateWindow(tt.window), WithClock(func() time.Time { return now }))
+		tok := token(t, srv)
+		for i := 1; i <= 60; i++ {
+			if code, _, h := call(t, srv, "GET", "/v1/wbs-elements", tok, ""); code != 200 || h.Get("RateLimit-Remaining") != fmt.Sprint(60-i) {
+				t.Fatalf("window %d, request %d: %d, remaining %s", tt.window, i, code, h.Get("RateLimit-Remaining"))
+			}
+		}
+		code, _, h := call(t, srv, "GET", "/v1/wbs-elements", tok, "")
+		if code != 429 || h.Get("Retry-After") != tt.retryAfter {
+			t.Fatalf("window %d: the 61st: %d, Retry-After %q, want 429 and %s", tt.window, code, h.Get("Retry-After"), tt.retryAfter)
+		}
+		now = now.Add(tt.after - time.Millisecond)
+		if code, _, _ := call(t, srv, "GET", "/v1/wbs-elements", tok, ""); code != 429 {
+			t.Fatalf("window %d: allowed %v early", tt.window, time.Millisecond)
+		}
+		now = now.Add(time.Millisecond)
+		if code, _, _ := call(t, srv, "GET", "/v1/wbs-elements", tok, ""); code != 200 {
+			t.Fatalf("window %d: refused after %v: %d", tt.window, tt.after, code)
+		}
+		srv.Close()
+	}
+}
+
 func TestFaultSelection(t *testing.T) {
 	srv := NewServer(WithSeed(7), WithFaults(FaultRule{Operation: OpList, Kind: FaultStatus, Status: 503, Nth: 2}))
 	defer srv.Close()

@@ -29,7 +29,9 @@ type Options struct {
 	TokenLifetime time.Duration
 	OrgUpdate     string
 	RateLimit     int
-	MaxPageSize   int
+	// RateWindow is fixed or sliding; see wbstest.RateWindow.
+	RateWindow  string
+	MaxPageSize int
 	// Next, Hits, EmptyList and PastEnd choose the server's reading of
 	// the spec's open points on lists; see wbstest.
 	Next, Hits, EmptyList, PastEnd string
@@ -100,6 +102,7 @@ probability, times. For instance:
 	f.DurationVar(&opts.TokenLifetime, "token-lifetime", time.Hour, "lifetime of issued access tokens")
 	f.StringVar(&opts.OrgUpdate, "org-update", "merge", "what an update's businessOrganizations does: merge or replace")
 	f.IntVar(&opts.RateLimit, "rate-limit", 0, "requests per minute per client id (0: no limit)")
+	f.StringVar(&opts.RateWindow, "rate-window", "fixed", "how --rate-limit counts: fixed (each minute from a client's first request) or sliding (a bucket refilled continuously)")
 	f.IntVar(&opts.MaxPageSize, "max-page-size", 100, "largest page size answered; a larger pageSize is served at this size, silently")
 	f.StringVar(&opts.Next, "next", "url", "what a list page's next holds: url, relative, page, offset, cursor, null or absent")
 	f.StringVar(&opts.Hits, "hits", "total", "what a list page's hits counts: total, page or null")
@@ -133,6 +136,14 @@ func Run(ctx context.Context, opts *Options) error {
 		serverOpts = append(serverOpts, wbstest.WithOrgUpdateMode(wbstest.OrgReplace))
 	default:
 		return &cmdutil.UsageError{Err: fmt.Errorf("--org-update %q: want merge or replace", opts.OrgUpdate)}
+	}
+	switch opts.RateWindow {
+	case "", "fixed":
+		serverOpts = append(serverOpts, wbstest.WithRateWindow(wbstest.FixedWindow))
+	case "sliding":
+		serverOpts = append(serverOpts, wbstest.WithRateWindow(wbstest.SlidingWindow))
+	default:
+		return &cmdutil.UsageError{Err: fmt.Errorf("--rate-window %q: want fixed or sliding", opts.RateWindow)}
 	}
 	readings, err := listReadings(opts)
 	if err != nil {

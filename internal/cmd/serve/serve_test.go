@@ -108,6 +108,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", EmptyList: "204"},
 		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", PastEnd: "wrap"},
 		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", MaxPageSize: -1},
+		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", RateWindow: "rolling"},
 	} {
 		if err := Run(context.Background(), opts); err == nil {
 			t.Errorf("%+v: no error", opts)
