@@ -36,6 +36,17 @@ type Limiter struct {
 
 	mu         sync.Mutex
 	pauseUntil time.Time
+	// slowUntil is the end of the window whose rest the bucket's slower
+	// rate spreads; zero when the bucket is at the configured rate.
+	slowUntil time.Time
+	// share estimates the part of the key's requests that are this
+	// process's, from how far the platform's RateLimit-Remaining fell
+	// between two answers against how many of them were this process's:
+	// other processes on the same key draw on the same window.
+	share         float64
+	lastRemaining int
+	lastReset     time.Time
+	answersSince  int
 
 	attempts  atomic.Int64
 	throttled atomic.Int64
@@ -46,7 +57,7 @@ type Limiter struct {
 // New returns a limiter of perMinute requests per minute; zero or less
 // means no fixed rate (the platform's headers still pace it).
 func New(perMinute float64) *Limiter {
-	l := &Limiter{now: time.Now, base: rate.Inf}
+	l := &Limiter{now: time.Now, base: rate.Inf, share: 1}
 	if perMinute > 0 {
 		l.base = rate.Limit(perMinute / 60)
 	}
@@ -84,12 +95,16 @@ func ParsePerMinute(s string) (float64, error) {
 // Wait blocks until the next request may start, or ctx ends.
 func (l *Limiter) Wait(ctx context.Context) error {
 	l.attempts.Add(1)
+	at := l.turn(l.now())
 	for {
+		// A pause the platform asked for since the turn was taken
+		// holds it back too.
 		l.mu.Lock()
-		d := l.pauseUntil.Sub(l.now())
+		at = laterOf(at, l.pauseUntil)
 		l.mu.Unlock()
+		d := at.Sub(l.now())
 		if d <= 0 {
-			break
+			return nil
 		}
 		t := time.NewTimer(d)
 		select {
@@ -99,7 +114,44 @@ func (l *Limiter) Wait(ctx context.Context) error {
 			return context.Cause(ctx)
 		}
 	}
-	return l.bucket.Wait(ctx)
+}
+
+// next takes the next request's turn at now without waiting: it returns
+// when that request may start, for a caller that keeps its own clock.
+func (l *Limiter) next(now time.Time) time.Time {
+	l.attempts.Add(1)
+	return l.turn(now)
+}
+
+// turn takes the next request's turn at now and returns when it is: after
+// any pause, at the bucket's pace. A slower pace that spreads the rest of
+// a window ends with that window: a turn it would put past the window's
+// end is taken at the end instead, at the configured pace, so that workers
+// do not queue into the next window at the old one's pace.
+func (l *Limiter) turn(now time.Time) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start := laterOf(now, l.pauseUntil)
+	if !l.slowUntil.IsZero() && !start.Before(l.slowUntil) {
+		l.bucket.SetLimitAt(start, l.base)
+		l.slowUntil = time.Time{}
+	}
+	r := l.bucket.ReserveN(start, 1)
+	at := start.Add(r.DelayFrom(start))
+	if !l.slowUntil.IsZero() && at.After(l.slowUntil) {
+		r.CancelAt(start)
+		start, l.slowUntil = l.slowUntil, time.Time{}
+		l.bucket.SetLimitAt(start, l.base)
+		at = start.Add(l.bucket.ReserveN(start, 1).DelayFrom(start))
+	}
+	return at
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // ObserveResponse counts the answer, and adapts the pace to the
@@ -140,12 +192,39 @@ func (l *Limiter) observe(status int, r sdk.Rate) {
 		return
 	}
 	if left := r.UntilReset(now); r.Remaining > 0 && left > 0 {
-		// Spread what is left of the window over the time it has left,
-		// never slower than a request per ten seconds: the window's end
-		// restores the pace.
-		fair := max(rate.Limit(float64(r.Remaining)/left.Seconds()), 0.1)
+		// Spread this process's share of what is left of the window over
+		// the time it has left, never slower than a request per ten
+		// seconds: the window's end restores the pace.
+		l.mu.Lock()
+		share := l.estimateShare(r)
+		fair := max(rate.Limit(share*float64(r.Remaining)/left.Seconds()), 0.1)
+		if fair < l.base {
+			l.slowUntil = now.Add(left)
+		} else {
+			l.slowUntil = time.Time{}
+		}
 		l.bucket.SetLimitAt(now, min(l.base, fair))
+		l.mu.Unlock()
 	}
+}
+
+// estimateShare updates the estimate of this process's part of the key's
+// requests with the answer r and returns it. Within one window, the
+// platform's Remaining falls by every process's requests; this process
+// saw answersSince of them. The estimate moves a quarter of the way to
+// each new reading, and starts at 1: alone on the key.
+func (l *Limiter) estimateShare(r sdk.Rate) float64 {
+	l.answersSince++
+	sameWindow := !l.lastReset.IsZero() && r.Reset.Sub(l.lastReset).Abs() < 2*time.Second
+	if fell := l.lastRemaining - r.Remaining; sameWindow && fell > 0 {
+		reading := min(float64(l.answersSince)/float64(fell), 1)
+		l.share = max(0.75*l.share+0.25*reading, 0.02)
+		l.answersSince = 0
+	} else if !sameWindow {
+		l.answersSince = 0
+	}
+	l.lastRemaining, l.lastReset = r.Remaining, r.Reset
+	return l.share
 }
 
 // maxPause caps a pause the platform asks for.
