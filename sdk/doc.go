@@ -126,11 +126,19 @@
 // an error that matches both the answer (ErrRateLimited, *APIError) and
 // context.DeadlineExceeded.
 //
-// The rate headers of an answer (RateLimit-Limit, -Remaining, -Reset as
-// seconds or a Unix time, Retry-After as seconds or an HTTP date) are read
-// once, by ParseRate, into a Rate: carried on an *APIError, and handed to a
-// Limiter given with WithLimiter that also implements ResponseObserver, to
-// adapt its pace to the platform's window.
+// # Rate limits
+//
+// The platform allows 240 requests a minute per key. WithRateLimit(240)
+// paces every attempt of a client, retries included, with a burst of one,
+// so that the client alone never draws a 429; goroutines sharing the
+// client share the pace. The rate headers of an answer (RateLimit-Limit,
+// -Remaining, -Reset, or their X-RateLimit- spelling; Reset as seconds or
+// a Unix time, Retry-After as seconds or an HTTP date) are read once, by
+// ParseRate, into a Rate: carried by every Acknowledgement and Page (what
+// is left of the window, and when it resets), by an *APIError, and handed
+// to a Limiter given with WithLimiter that also implements
+// ResponseObserver, to adapt its pace to a window that other clients of
+// the same key draw on too.
 //
 // # Testing
 //

@@ -124,3 +124,20 @@ func ExampleProblem_fieldErrors() {
 	}
 	// Output: wbsElementCode - already exists
 }
+
+func ExampleWithRateLimit() {
+	srv := wbstest.NewServer(wbstest.WithRateLimit(240))
+	defer srv.Close()
+
+	// The platform's documented 240 a minute, for every call of this
+	// client and their retries together.
+	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithRateLimit(240))
+	ack, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{Code: "P-1"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// What the platform said of its window, with every answer.
+	fmt.Println(ack.Rate.Limit, ack.Rate.Remaining)
+	// Output: 240 239
+}

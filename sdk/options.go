@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Option configures a Client in NewClient.
@@ -223,9 +226,29 @@ type ObservedResponse struct {
 	Rate         Rate
 }
 
-// WithLimiter makes every attempt wait for l first.
+// WithLimiter makes every attempt wait for l first. It replaces the pace
+// of a WithRateLimit given before it.
 func WithLimiter(l Limiter) Option {
 	return func(c *Client) { c.limiter = l }
+}
+
+// WithRateLimit paces every attempt, retries included, to perMinute a
+// minute with a burst of one: no more than perMinute+1 requests start in
+// any 60 seconds, so the client alone stays within a platform's limit of
+// that many a minute however the platform counts its window (a burst of
+// b lets perMinute+b start in 60 seconds, more than the platform allows).
+// For the platform's documented limit,
+// WithRateLimit(240). Pages and acknowledgements carry the platform's
+// own count in their Rate. It replaces a Limiter of WithLimiter given
+// before it; perMinute must be positive.
+func WithRateLimit(perMinute float64) Option {
+	return func(c *Client) {
+		if !(perMinute > 0) || math.IsInf(perMinute, 1) {
+			c.fail(fmt.Errorf("WithRateLimit(%v): want a positive number of requests a minute", perMinute))
+			return
+		}
+		c.limiter = rate.NewLimiter(rate.Limit(perMinute/60), 1)
+	}
 }
 
 // withClock replaces time.Now in tests of token expiry.

@@ -81,6 +81,8 @@ type Page[T any] struct {
 	Next *string
 	// PageNumber is the number of the page that was asked for.
 	PageNumber int
+	// Rate is what the answer's headers said of the rate limit.
+	Rate Rate
 
 	// nextSent tells a next that is null from one that is missing.
 	nextSent bool
@@ -282,6 +284,7 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 	if err != nil {
 		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, badResponse(req, resp.status, resp.header, err))
 	}
+	page.Rate = ParseRate(resp.header, p.c.now())
 	page.next = func() (*ListOptions, bool) {
 		w := &walk{size: cmp.Or(max(p.size, 0), defaultPageSize)}
 		w.seen = (max(number, 1) - 1) * w.size

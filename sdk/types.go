@@ -81,6 +81,9 @@ type DeleteBusinessOrganizationsRequest struct {
 // Acknowledgement is the platform's answer to a change (spec 2.4).
 type Acknowledgement struct {
 	CorrelationID string `json:"correlationId"`
+	// Rate is what the answer's headers said of the rate limit: how many
+	// requests are left in the window, and when it resets.
+	Rate Rate `json:"-"`
 }
 
 // Field is a value of an update request that can be left unchanged (the

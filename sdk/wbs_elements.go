@@ -211,5 +211,6 @@ func (c *Client) acknowledged(ctx context.Context, req *request, body any) (*Ack
 	if ack.CorrelationID == "" {
 		ack.CorrelationID = correlationIDFromHeader(resp.header)
 	}
+	ack.Rate = ParseRate(resp.header, c.now())
 	return &ack, nil
 }

@@ -12,14 +12,14 @@ import (
 	"github.com/wbsctl/wbsctl/examples/internal/connect"
 	"github.com/wbsctl/wbsctl/sdk"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/time/rate"
 )
 
 func main() {
 	ctx := context.Background()
 	// 240 requests a minute, the platform's documented limit, shared by
-	// all workers.
-	client, stop := connect.Client(sdk.WithLimiter(rate.NewLimiter(rate.Limit(240.0/60), 4)))
+	// all workers, with a burst of one: a burst of four would let 244
+	// start in a minute.
+	client, stop := connect.Client(sdk.WithRateLimit(240))
 	defer stop()
 
 	var mu sync.Mutex
