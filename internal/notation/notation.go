@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -20,9 +21,11 @@ func Parse(s string) ([]sdk.BusinessOrganization, error) {
 	if strings.TrimSpace(s) == "" {
 		return []sdk.BusinessOrganization{}, nil
 	}
-	if !strings.Contains(s, `\`) {
+	if !strings.Contains(s, `\`) && utf8.ValidString(s) {
 		// Nothing escaped: the parts are substrings of s, and no copy is
-		// made of them, which counts in a file of many records.
+		// made of them, which counts in a file of many records. (Text
+		// that is not UTF-8 is read rune by rune, as below, so that it
+		// reads the same either way.)
 		return parsePlain(s)
 	}
 	var out []sdk.BusinessOrganization
