@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/wbsctl/wbsctl/internal/notation"
 	"gopkg.in/yaml.v3"
@@ -13,39 +14,103 @@ import (
 // Write writes records in a format Parse reads back to the same records.
 // Every field is written, so that applying an export changes nothing.
 func Write(w io.Writer, f Format, records []Record) error {
-	out := make([]jsonRecord, len(records))
-	for i, r := range records {
-		code, desc := r.Code, deref(r.Description)
-		orgs := make([]fileOrganization, len(r.Organizations))
-		for k, o := range r.Organizations {
-			orgs[k] = fileOrganization(o)
-		}
-		active := r.IsActive == nil || *r.IsActive
-		out[i] = jsonRecord{Code: &code, Description: &desc, IsActive: &active, Organizations: &orgs}
+	rw, err := NewRecordWriter(w, f)
+	if err != nil {
+		return err
 	}
+	for _, r := range records {
+		if err := rw.Write(r); err != nil {
+			return err
+		}
+	}
+	return rw.Close()
+}
+
+// RecordWriter writes records one at a time, in a format Parse reads back
+// to the same records: each record is written when it is given, and Close
+// ends the file (the closing bracket of a JSON array, the header of an
+// empty CSV). A file closed after an error holds every record written
+// before it, each whole.
+type RecordWriter struct {
+	w   io.Writer
+	f   Format
+	csv *csv.Writer
+	n   int
+}
+
+// NewRecordWriter returns a RecordWriter of format f to w.
+func NewRecordWriter(w io.Writer, f Format) (*RecordWriter, error) {
+	rw := &RecordWriter{w: w, f: f}
 	switch f {
-	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	case FormatNDJSON:
-		enc := json.NewEncoder(w)
-		for _, r := range out {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	case FormatYAML:
-		return yaml.NewEncoder(w).Encode(out)
 	case FormatCSV:
-		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"wbsElementCode", "description", "isActive", "businessOrganizations"})
-		for i, r := range records {
-			_ = cw.Write([]string{r.Code, deref(r.Description), fmt.Sprint(*out[i].IsActive), notation.Format(r.Organizations)})
+		rw.csv = csv.NewWriter(w)
+		if err := rw.csv.Write([]string{"wbsElementCode", "description", "isActive", "businessOrganizations"}); err != nil {
+			return nil, err
 		}
-		cw.Flush()
-		return cw.Error()
+	case FormatJSON, FormatNDJSON, FormatYAML:
+	default:
+		return nil, fmt.Errorf("unknown format %q", f)
 	}
-	return fmt.Errorf("unknown format %q", f)
+	return rw, nil
+}
+
+// Write writes r, every field stated.
+func (rw *RecordWriter) Write(r Record) error {
+	rw.n++
+	active := r.IsActive == nil || *r.IsActive
+	if rw.f == FormatCSV {
+		return rw.csv.Write([]string{r.Code, deref(r.Description), strconv.FormatBool(active), notation.Format(r.Organizations)})
+	}
+	code, desc := r.Code, deref(r.Description)
+	orgs := make([]fileOrganization, len(r.Organizations))
+	for k, o := range r.Organizations {
+		orgs[k] = fileOrganization(o)
+	}
+	jr := jsonRecord{Code: &code, Description: &desc, IsActive: &active, Organizations: &orgs}
+	switch rw.f {
+	case FormatJSON:
+		// The same bytes as an encoder with a two-space indent writes
+		// for the whole array.
+		b, err := json.MarshalIndent(jr, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if rw.n == 1 {
+			sep = "[\n  "
+		}
+		_, err = io.WriteString(rw.w, sep+string(b))
+		return err
+	case FormatNDJSON:
+		return json.NewEncoder(rw.w).Encode(jr)
+	}
+	// YAML: an item of the file's one sequence.
+	b, err := yaml.Marshal([]jsonRecord{jr})
+	if err != nil {
+		return err
+	}
+	_, err = rw.w.Write(b)
+	return err
+}
+
+// Close ends the file and passes on what is buffered.
+func (rw *RecordWriter) Close() error {
+	switch rw.f {
+	case FormatCSV:
+		rw.csv.Flush()
+		return rw.csv.Error()
+	case FormatJSON:
+		end := "\n]\n"
+		if rw.n == 0 {
+			end = "[]\n"
+		}
+		_, err := io.WriteString(rw.w, end)
+		return err
+	case FormatYAML:
+		if rw.n == 0 {
+			_, err := io.WriteString(rw.w, "[]\n")
+			return err
+		}
+	}
+	return nil
 }

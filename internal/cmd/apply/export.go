@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ type ExportOptions struct {
 	cmdutil.Deps
 	Format   engine.Format
 	PageSize int
+	// Concurrency bounds the reads of links in flight.
+	Concurrency int
 }
 
 // NewCmdExport returns `wbsctl export`.
@@ -27,7 +30,11 @@ func NewCmdExport(f *cmdutil.Factory, runF func(context.Context, *ExportOptions)
 		Long: `Write every WBS element with its business organizations as CSV (the
 default), JSON, NDJSON or YAML (-o), in the formats wbsctl apply reads:
 applying an export changes nothing. It reads the element list and, for
-each element, its organizations.`,
+each element, its organizations, --concurrency at a time. Each element is
+written as soon as its organizations are read, in the list's order, so
+that an export of any size holds only a few elements at a time. An error
+ends the file after the last element written whole, and says where the
+export stopped.`,
 		Example: `  wbsctl export > elements.csv
   wbsctl export -o yaml > elements.yaml`,
 		Args: cmdutil.NoArgs,
@@ -42,10 +49,14 @@ each element, its organizations.`,
 			if opts.PageSize < 1 {
 				return &cmdutil.UsageError{Err: errors.New("--page-size must be at least 1")}
 			}
+			if opts.Concurrency < 1 {
+				return &cmdutil.UsageError{Err: errors.New("--concurrency must be at least 1")}
+			}
 			return cmdutil.Pick(runF, runExport)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
+	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", 4, "reads of organizations in flight")
 	return cmd
 }
 
@@ -54,27 +65,92 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	records, err := export(ctx, c, o.PageSize)
+	out := bufio.NewWriter(cmdutil.DataOut(o.IO))
+	w, err := engine.NewRecordWriter(out, o.Format)
 	if err != nil {
 		return err
 	}
-	return engine.Write(cmdutil.DataOut(o.IO), o.Format, records)
+	n, last, err := export(ctx, c, o.PageSize, o.Concurrency, w.Write)
+	// What was written is a whole file, ended, whatever stopped it.
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil && n > 0 {
+		return fmt.Errorf("export stopped after %d elements, the last written %q: %w", n, last, err)
+	}
+	if err != nil {
+		return fmt.Errorf("export stopped before the first element: %w", err)
+	}
+	return nil
 }
 
-func export(ctx context.Context, c *sdk.Client, pageSize int) ([]engine.Record, error) {
-	var records []engine.Record
-	for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize, MaxPages: cmdutil.DefaultMaxPages}) {
-		if err != nil {
-			return nil, err
-		}
-		r := engine.Record{Code: el.Code, Description: el.Description, IsActive: sdk.Ptr(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
-		for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, el.Code, &sdk.ListOptions{PageSize: pageSize}) {
-			if err != nil {
-				return nil, fmt.Errorf("organizations of %q: %w", el.Code, err)
-			}
-			r.Organizations = append(r.Organizations, l.BusinessOrganization())
-		}
-		records = append(records, r)
+// export reads every element and, concurrency at a time, its links, and
+// gives each element to write as soon as it and those before it are read:
+// in the list's order, holding no more than concurrency elements. It
+// returns how many were written and the last.
+func export(ctx context.Context, c *sdk.Client, pageSize, concurrency int, write func(engine.Record) error) (written int, last string, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type slot struct {
+		rec  engine.Record
+		err  error
+		done chan struct{}
 	}
-	return records, nil
+	// The slots in the list's order: those queued and the one being
+	// written out are the reads in flight, concurrency at most.
+	queue := make(chan *slot, concurrency-1)
+	go func() {
+		defer close(queue)
+		for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: pageSize, MaxPages: cmdutil.DefaultMaxPages}) {
+			s := &slot{done: make(chan struct{})}
+			if err != nil {
+				s.err = err
+				close(s.done)
+				queue <- s
+				return
+			}
+			select {
+			case queue <- s:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				defer close(s.done)
+				s.rec, s.err = exportRecord(ctx, c, el, pageSize)
+			}()
+		}
+	}()
+	defer func() {
+		// Stop what is in flight and let it end.
+		cancel()
+		for s := range queue {
+			<-s.done
+		}
+	}()
+	for s := range queue {
+		<-s.done
+		if s.err != nil {
+			return written, last, s.err
+		}
+		if err := write(s.rec); err != nil {
+			return written, last, err
+		}
+		written, last = written+1, s.rec.Code
+	}
+	return written, last, nil
+}
+
+// exportRecord is el with every link it has, as a record of a file.
+func exportRecord(ctx context.Context, c *sdk.Client, el sdk.WBSElement, pageSize int) (engine.Record, error) {
+	r := engine.Record{Code: el.Code, Description: el.Description, IsActive: sdk.Ptr(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
+	for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, el.Code, &sdk.ListOptions{PageSize: pageSize}) {
+		if err != nil {
+			return r, fmt.Errorf("organizations of %q: %w", el.Code, err)
+		}
+		r.Organizations = append(r.Organizations, l.BusinessOrganization())
+	}
+	return r, nil
 }
