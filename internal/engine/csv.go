@@ -20,7 +20,12 @@ var csvColumns = map[string]string{
 }
 
 func (p *parser) csv(data []byte) []Record {
+	delim, ok := p.findDelimiter(data)
+	if !ok {
+		return nil
+	}
 	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma = delim
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err == io.EOF {
@@ -30,33 +35,11 @@ func (p *parser) csv(data []byte) []Record {
 		p.problem(Problem{Line: 1, Message: "unreadable header: " + err.Error()})
 		return nil
 	}
-	cols := make([]string, len(header))
-	seen := map[string]bool{}
-	for i, h := range header {
-		name, ok := csvColumns[strings.ToLower(strings.TrimSpace(h))]
-		switch {
-		case !ok:
-			p.problem(Problem{Line: 1, Field: h, Message: "unknown column (known: wbsElementCode, description, isActive, businessOrganizations)"})
-		case seen[name]:
-			p.problem(Problem{Line: 1, Field: h, Message: "column given twice"})
-		}
-		seen[name], cols[i] = true, name
-	}
-	if !seen["code"] {
-		p.problem(Problem{Line: 1, Field: "wbsElementCode", Message: "the header has no wbsElementCode column"})
+	// One record a line, at most: sized once, not grown row by row.
+	t := p.newTable(header, 1, bytes.Count(data, []byte("\n"))+1)
+	if t == nil {
 		return nil
 	}
-	// One record a line, at most: sized once, not grown row by row. The
-	// cells a record points to are kept in two arrays of that size, not
-	// one small object each, so that the collector has less to trace
-	// while the records are held through a run; the rows themselves are
-	// not kept. (A row that names a column twice is refused, but may grow
-	// an array: what the records point to stays as it was.)
-	rows := bytes.Count(data, []byte("\n")) + 1
-	recs := make([]Record, 0, rows)
-	descriptions := make([]string, 0, rows)
-	actives := make([]bool, 0, rows)
-	byCode := make(map[string]int, rows) // index in recs of a code's first row
 	r.ReuseRecord = true
 	for {
 		row, err := r.Read()
@@ -77,41 +60,156 @@ func (p *parser) csv(data []byte) []Record {
 			p.problem(Problem{Line: line, Message: fmt.Sprintf("has %d cells, the header %d", len(row), len(header))})
 			continue
 		}
-		rec := Record{Line: line}
-		for i, cell := range row {
-			switch cols[i] {
-			case "code":
-				rec.Code = cell
-			case "description":
-				descriptions = append(descriptions, cell)
-				rec.Description = &descriptions[len(descriptions)-1]
-			case "active":
-				b, stated, err := parseBool(cell)
-				if err != nil {
-					p.problem(Problem{Line: line, Code: rec.Code, Field: "isActive", Message: err.Error()})
-				}
-				if stated {
-					actives = append(actives, b)
-					rec.IsActive = &actives[len(actives)-1]
-				}
-			case "orgs":
-				orgs, err := notation.Parse(cell)
-				if err != nil {
-					p.problem(Problem{Line: line, Code: rec.Code, Field: "businessOrganizations", Message: err.Error()})
-				}
-				rec.Organizations, rec.OrganizationsSet = orgs, true
+		t.add(line, row)
+	}
+	return t.recs
+}
+
+// findDelimiter is the delimiter of the options, or the one of ',', ';'
+// and TAB that the header holds (',' when it holds none: a file of one
+// column). A header that holds more than one is refused: which separates
+// its cells cannot be told.
+func (p *parser) findDelimiter(data []byte) (rune, bool) {
+	if p.opts.Delimiter != 0 {
+		return p.opts.Delimiter, true
+	}
+	found := headerDelimiters(data)
+	switch len(found) {
+	case 0:
+		return ',', true
+	case 1:
+		return rune(found[0]), true
+	}
+	names := make([]string, len(found))
+	for i, c := range found {
+		names[i] = delimiterName(rune(c))
+	}
+	p.problem(Problem{Line: 1, Message: fmt.Sprintf("the header holds %s: give the one that separates the cells with --delimiter", strings.Join(names, " and "))})
+	return 0, false
+}
+
+// delimiter is the delimiter of data, as far as it can be told: for
+// naming the column of a problem.
+func (p *parser) delimiter(data []byte) rune {
+	if p.opts.Delimiter != 0 {
+		return p.opts.Delimiter
+	}
+	if found := headerDelimiters(data); len(found) == 1 {
+		return rune(found[0])
+	}
+	return ','
+}
+
+// headerDelimiters are the candidate delimiters the first line of data
+// holds outside quotes, in the order ',', ';', TAB.
+func headerDelimiters(data []byte) []byte {
+	header, _, _ := bytes.Cut(data, []byte("\n"))
+	var found []byte
+	for _, c := range []byte{',', ';', '\t'} {
+		quoted := false
+		for _, b := range header {
+			if b == '"' {
+				quoted = !quoted
+			}
+			if b == c && !quoted {
+				found = append(found, c)
+				break
 			}
 		}
-		// Repeated rows of one code add organizations, when the rest
-		// agrees.
-		if i, ok := byCode[rec.Code]; ok && rec.Code != "" && seen["orgs"] && sameFields(recs[i], rec) {
-			recs[i].Organizations = append(recs[i].Organizations, rec.Organizations...)
-			continue
-		}
-		byCode[rec.Code] = len(recs)
-		recs = append(recs, rec)
 	}
-	return recs
+	return found
+}
+
+// delimiterName is how a message shows a delimiter.
+func delimiterName(r rune) string {
+	if r == '\t' {
+		return "TAB"
+	}
+	return fmt.Sprintf("'%c'", r)
+}
+
+// table turns the rows of a CSV file or a workbook, under their header,
+// into records.
+type table struct {
+	p      *parser
+	header []string
+	cols   []string // the field of each column
+	orgs   bool     // the header has an organizations column
+	recs   []Record
+	// The cells a record points to are kept in two arrays, not one small
+	// object each, so that the collector has less to trace while the
+	// records are held through a run; the rows themselves are not kept.
+	// (A row that names a column twice is refused, but may grow an
+	// array: what the records point to stays as it was.)
+	descriptions []string
+	actives      []bool
+	byCode       map[string]int // index in recs of a code's first row
+}
+
+// newTable reads the header, on line line, of a file of about rows rows
+// (0: not known), or reports its problems and returns nil when it names
+// no code column.
+func (p *parser) newTable(header []string, line, rows int) *table {
+	t := &table{p: p, header: header, cols: make([]string, len(header)),
+		recs: make([]Record, 0, rows), descriptions: make([]string, 0, rows), actives: make([]bool, 0, rows),
+		byCode: make(map[string]int, rows)}
+	seen := map[string]bool{}
+	p.columns = map[string]int{}
+	for i, h := range header {
+		name, ok := csvColumns[strings.ToLower(strings.TrimSpace(h))]
+		switch {
+		case !ok:
+			p.problem(Problem{Line: line, Cell: p.sheet.cell(line, i), Field: h, Message: "unknown column (known: wbsElementCode, description, isActive, businessOrganizations)"})
+		case seen[name]:
+			p.problem(Problem{Line: line, Cell: p.sheet.cell(line, i), Field: h, Message: "column given twice"})
+		default:
+			p.columns[name] = i
+		}
+		seen[name], t.cols[i] = true, name
+	}
+	if !seen["code"] {
+		p.problem(Problem{Line: line, Field: "wbsElementCode", Message: "the header has no wbsElementCode column"})
+		return nil
+	}
+	t.orgs = seen["orgs"]
+	return t
+}
+
+// add reads the row of line line, a cell for each column of the header.
+func (t *table) add(line int, row []string) {
+	p := t.p
+	rec := Record{Line: line}
+	for i, cell := range row {
+		switch t.cols[i] {
+		case "code":
+			rec.Code = cell
+		case "description":
+			t.descriptions = append(t.descriptions, cell)
+			rec.Description = &t.descriptions[len(t.descriptions)-1]
+		case "active":
+			b, stated, err := parseBool(cell)
+			if err != nil {
+				p.problem(Problem{Line: line, Code: rec.Code, Field: "isActive", Message: err.Error()})
+			}
+			if stated {
+				t.actives = append(t.actives, b)
+				rec.IsActive = &t.actives[len(t.actives)-1]
+			}
+		case "orgs":
+			orgs, err := notation.Parse(cell)
+			if err != nil {
+				p.problem(Problem{Line: line, Code: rec.Code, Field: "businessOrganizations", Message: err.Error()})
+			}
+			rec.Organizations, rec.OrganizationsSet = orgs, true
+		}
+	}
+	// Repeated rows of one code add organizations, when the rest agrees.
+	if i, ok := t.byCode[rec.Code]; ok && rec.Code != "" && t.orgs && sameFields(t.recs[i], rec) {
+		t.recs[i].Organizations = append(t.recs[i].Organizations, rec.Organizations...)
+		return
+	}
+	t.byCode[rec.Code] = len(t.recs)
+	t.recs = append(t.recs, rec)
 }
 
 func sameFields(a, b Record) bool {
@@ -132,12 +230,14 @@ func parseBool(s string) (b, stated bool, err error) {
 	return false, false, fmt.Errorf("%q is not a boolean (true/false, yes/no, 1/0)", s)
 }
 
-// csvColumnAt names the column of a CSV file that byte at falls in, by
-// the header, or "" when it cannot tell (a quoted cell over several
-// lines).
-func csvColumnAt(data []byte, at int) string {
+// csvColumnAt names the column of a CSV file with delimiter delim that
+// byte at falls in, by the header, or "" when it cannot tell (a quoted
+// cell over several lines).
+func csvColumnAt(data []byte, at int, delim rune) string {
 	header, _, _ := bytes.Cut(data, []byte("\n"))
-	names, err := csv.NewReader(bytes.NewReader(header)).Read()
+	r := csv.NewReader(bytes.NewReader(header))
+	r.Comma = delim
+	names, err := r.Read()
 	if err != nil {
 		return ""
 	}
@@ -147,7 +247,7 @@ func csvColumnAt(data []byte, at int) string {
 		switch {
 		case c == '"':
 			quoted = !quoted
-		case c == ',' && !quoted:
+		case rune(c) == delim && !quoted:
 			col++
 		}
 	}

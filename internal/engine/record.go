@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +31,11 @@ type Record struct {
 
 // Problem is one thing wrong with a file.
 type Problem struct {
-	Line    int    `json:"line"`
+	// Line is the line of a text file, or the row of a workbook.
+	Line int `json:"line"`
+	// Cell names the place in a workbook, as a spreadsheet names it
+	// ("WBS!B7"), or its row ("WBS row 7"); "" in a text file.
+	Cell    string `json:"cell,omitempty"`
 	Code    string `json:"wbsElementCode,omitempty"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
@@ -40,7 +43,14 @@ type Problem struct {
 
 func (p Problem) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "line %d", p.Line)
+	switch {
+	case p.Cell != "":
+		b.WriteString(p.Cell)
+	case p.Line > 0:
+		fmt.Fprintf(&b, "line %d", p.Line)
+	default:
+		b.WriteString("the file")
+	}
 	if p.Code != "" {
 		fmt.Fprintf(&b, " (code %s)", strconv.Quote(p.Code))
 	}
@@ -69,21 +79,27 @@ const (
 	FormatJSON   Format = "json"
 	FormatNDJSON Format = "ndjson"
 	FormatYAML   Format = "yaml"
+	// FormatXLSX is an Excel workbook (Office Open XML), one sheet of it
+	// read as a CSV file is.
+	FormatXLSX Format = "xlsx"
 )
 
 // DetectFormat picks the format from override, else from the file name's
-// extension.
+// extension. A .tsv or .txt file is delimited text, read as CSV (Excel
+// saves its "Unicode text" as .txt).
 func DetectFormat(name, override string) (Format, error) {
 	if override != "" {
 		switch f := Format(strings.ToLower(override)); f {
-		case FormatCSV, FormatJSON, FormatNDJSON, FormatYAML:
+		case FormatCSV, FormatJSON, FormatNDJSON, FormatYAML, FormatXLSX:
 			return f, nil
 		}
-		return "", fmt.Errorf("--format %q: use csv, json, ndjson or yaml", override)
+		return "", fmt.Errorf("--format %q: use csv, json, ndjson, yaml or xlsx", override)
 	}
 	switch strings.ToLower(filepath.Ext(name)) {
-	case ".csv":
+	case ".csv", ".tsv", ".txt":
 		return FormatCSV, nil
+	case ".xlsx":
+		return FormatXLSX, nil
 	case ".json":
 		return FormatJSON, nil
 	case ".ndjson", ".jsonl":
@@ -91,7 +107,7 @@ func DetectFormat(name, override string) (Format, error) {
 	case ".yaml", ".yml":
 		return FormatYAML, nil
 	}
-	return "", fmt.Errorf("cannot tell the format of %q: name it .csv, .json, .ndjson or .yaml, or give --format", name)
+	return "", fmt.Errorf("cannot tell the format of %q: name it .csv, .json, .ndjson, .yaml or .xlsx, or give --format", name)
 }
 
 // MaxFileBytes bounds what Parse reads of a file.
@@ -103,6 +119,21 @@ const maxProblems = 1000
 // Parse reads a whole file and checks every record against the spec's
 // limits, collecting every problem instead of stopping at the first.
 func Parse(r io.Reader, f Format) (*File, error) {
+	return ParseWith(r, f, ReadOptions{})
+}
+
+// ParseWith is Parse with the options of a file whose bytes do not say
+// everything: a workbook's sheet, a CSV file's delimiter, a text file's
+// encoding.
+func ParseWith(r io.Reader, f Format, opts ReadOptions) (*File, error) {
+	if err := opts.Check(f); err != nil {
+		return nil, err
+	}
+	switch f {
+	case FormatCSV, FormatJSON, FormatNDJSON, FormatYAML, FormatXLSX:
+	default:
+		return nil, fmt.Errorf("unknown format %q", f)
+	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
 		return nil, err
@@ -110,16 +141,13 @@ func Parse(r io.Reader, f Format) (*File, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileBytes)
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	p := &parser{file: &File{}}
-	if !utf8.Valid(data) {
-		at := firstInvalid(data)
-		line := 1 + bytes.Count(data[:at], []byte("\n"))
-		field := ""
-		if f == FormatCSV {
-			field = csvColumnAt(data, at)
-		}
-		p.problem(Problem{Line: line, Field: field, Message: "is not valid UTF-8"})
+	p := &parser{file: &File{}, opts: opts}
+	if f == FormatXLSX {
+		p.check(p.xlsx(data))
+		return p.file, nil
+	}
+	data, ok := p.text(data, f)
+	if !ok {
 		return p.file, nil
 	}
 	var recs []Record
@@ -132,8 +160,6 @@ func Parse(r io.Reader, f Format) (*File, error) {
 		recs = p.ndjson(data)
 	case FormatYAML:
 		recs = p.yaml(data)
-	default:
-		return nil, fmt.Errorf("unknown format %q", f)
 	}
 	p.check(recs)
 	return p.file, nil
@@ -142,9 +168,17 @@ func Parse(r io.Reader, f Format) (*File, error) {
 type parser struct {
 	file *File
 	bad  map[int]bool // lines with a problem
+	opts ReadOptions
+	// sheet is the workbook's sheet read, and columns the column of each
+	// field in it, to name the cell of a problem; nil in a text file.
+	sheet   *sheetPlace
+	columns map[string]int
 }
 
 func (p *parser) problem(pr Problem) {
+	if p.sheet != nil && pr.Cell == "" {
+		pr.Cell = p.sheet.cell(pr.Line, p.columnOf(pr.Field))
+	}
 	if p.bad == nil {
 		p.bad = map[int]bool{}
 	}
@@ -175,7 +209,11 @@ func (p *parser) check(recs []Record) {
 			}
 		}
 		if line, dup := first[r.Code]; dup && r.Code != "" {
-			p.problem(Problem{Line: r.Line, Code: r.Code, Field: "wbsElementCode", Message: fmt.Sprintf("the same code is on line %d", line)})
+			msg := fmt.Sprintf("the same code is on line %d", line)
+			if p.sheet != nil {
+				msg = "the same code is in " + p.sheet.cell(line, p.columnOf("wbsElementCode"))
+			}
+			p.problem(Problem{Line: r.Line, Code: r.Code, Field: "wbsElementCode", Message: msg})
 		} else {
 			first[r.Code] = r.Line
 		}
@@ -191,6 +229,18 @@ func (p *parser) check(recs []Record) {
 			p.file.Records = append(p.file.Records, r)
 		}
 	}
+}
+
+// columnOf is the column of a workbook that holds field (such as
+// "businessOrganizations[2].code"), or -1.
+func (p *parser) columnOf(field string) int {
+	name, _, _ := strings.Cut(field, "[")
+	name, _, _ = strings.Cut(name, ".")
+	col, ok := p.columns[csvColumns[strings.ToLower(name)]]
+	if !ok || name == "" {
+		return -1
+	}
+	return col
 }
 
 func firstInvalid(b []byte) int {

@@ -32,19 +32,57 @@ func Write(w io.Writer, f Format, records []Record) error {
 // empty CSV). A file closed after an error holds every record written
 // before it, each whole.
 type RecordWriter struct {
-	w   io.Writer
-	f   Format
-	csv *csv.Writer
-	n   int
+	w    io.Writer
+	f    Format
+	csv  *csv.Writer
+	xlsx *workbookWriter
+	n    int
 }
+
+// WriteOptions say how to write a file beyond its format.
+type WriteOptions struct {
+	// Delimiter separates the cells of CSV; 0 is ','.
+	Delimiter rune
+	// BOM starts CSV with UTF-8's byte-order mark, by which Excel reads
+	// the file as UTF-8 (without it, as the system's encoding).
+	BOM bool
+}
+
+// columns is the header of a CSV file or a workbook written.
+var columns = []string{"wbsElementCode", "description", "isActive", "businessOrganizations"}
 
 // NewRecordWriter returns a RecordWriter of format f to w.
 func NewRecordWriter(w io.Writer, f Format) (*RecordWriter, error) {
+	return NewRecordWriterWith(w, f, WriteOptions{})
+}
+
+// NewRecordWriterWith returns a RecordWriter of format f to w, written as
+// opts says.
+func NewRecordWriterWith(w io.Writer, f Format, opts WriteOptions) (*RecordWriter, error) {
+	if (opts.Delimiter != 0 || opts.BOM) && f != FormatCSV {
+		return nil, fmt.Errorf("--delimiter and --bom are options of CSV; the format is %s", f)
+	}
 	rw := &RecordWriter{w: w, f: f}
 	switch f {
 	case FormatCSV:
+		if opts.BOM {
+			if _, err := w.Write(bomUTF8); err != nil {
+				return nil, err
+			}
+		}
 		rw.csv = csv.NewWriter(w)
-		if err := rw.csv.Write([]string{"wbsElementCode", "description", "isActive", "businessOrganizations"}); err != nil {
+		if opts.Delimiter != 0 {
+			if _, err := ParseDelimiter(string(opts.Delimiter)); err != nil {
+				return nil, err
+			}
+			rw.csv.Comma = opts.Delimiter
+		}
+		if err := rw.csv.Write(columns); err != nil {
+			return nil, err
+		}
+	case FormatXLSX:
+		var err error
+		if rw.xlsx, err = newWorkbookWriter(); err != nil {
 			return nil, err
 		}
 	case FormatJSON, FormatNDJSON, FormatYAML:
@@ -58,8 +96,11 @@ func NewRecordWriter(w io.Writer, f Format) (*RecordWriter, error) {
 func (rw *RecordWriter) Write(r Record) error {
 	rw.n++
 	active := r.IsActive == nil || *r.IsActive
-	if rw.f == FormatCSV {
+	switch rw.f {
+	case FormatCSV:
 		return rw.csv.Write([]string{r.Code, deref(r.Description), strconv.FormatBool(active), notation.Format(r.Organizations)})
+	case FormatXLSX:
+		return rw.xlsx.write(r.Code, deref(r.Description), active, notation.Format(r.Organizations))
 	}
 	code, desc := r.Code, deref(r.Description)
 	orgs := make([]fileOrganization, len(r.Organizations))
@@ -93,9 +134,12 @@ func (rw *RecordWriter) Write(r Record) error {
 	return err
 }
 
-// Close ends the file and passes on what is buffered.
+// Close ends the file and passes on what is buffered. A workbook is
+// written whole only here: its rows wait in a temporary file until then.
 func (rw *RecordWriter) Close() error {
 	switch rw.f {
+	case FormatXLSX:
+		return rw.xlsx.close(rw.w)
 	case FormatCSV:
 		rw.csv.Flush()
 		return rw.csv.Error()

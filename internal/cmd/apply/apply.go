@@ -50,6 +50,10 @@ type Options struct {
 	Rate      string
 	Report    string
 	Quiet     bool
+
+	// Sheet, Delimiter and Encoding say how to read the file where its
+	// bytes do not.
+	Sheet, Delimiter, Encoding string
 	// Stop, when closed, stops starting new work (SIGINT, SIGTERM).
 	Stop <-chan struct{}
 	// signal is the signal that closed Stop.
@@ -116,7 +120,10 @@ place; the folder is left as it is.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.File, "file", "f", "", "file to apply, - for stdin")
-	fl.StringVar(&opts.Format, "format", "", "csv, json, ndjson or yaml (default: by extension)")
+	fl.StringVar(&opts.Format, "format", "", "csv, json, ndjson, yaml or xlsx (default: by extension)")
+	fl.StringVar(&opts.Sheet, "sheet", "", "the sheet of an .xlsx workbook to read (default: the first)")
+	fl.StringVar(&opts.Delimiter, "delimiter", "", "what separates the cells of CSV: ',', ';' or tab (default: found from the header)")
+	fl.StringVar(&opts.Encoding, "encoding", "", "the encoding of a text file: windows-1252, iso-8859-1 or utf-8 (default: UTF-8, or UTF-16 by its byte-order mark)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan and change nothing")
 	fl.BoolVar(&opts.ShowUnchanged, "show-unchanged", false, "with --dry-run, list the unchanged elements too, not only count them")
 	fl.BoolVar(&opts.DetailedExitcode, "detailed-exitcode", false, "with --dry-run, exit 7 when there are changes, 0 when none")
@@ -133,7 +140,8 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("encoding", cobra.FixedCompletions([]string{"windows-1252", "iso-8859-1", "utf-8"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -399,7 +407,16 @@ func readFile(o *Options) (*engine.File, string, error) {
 	if err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	parsed, err := engine.Parse(bytes.NewReader(data), format)
+	read := engine.ReadOptions{Sheet: o.Sheet, Encoding: o.Encoding}
+	if o.Delimiter != "" {
+		if read.Delimiter, err = engine.ParseDelimiter(o.Delimiter); err != nil {
+			return nil, "", &cmdutil.UsageError{Err: err}
+		}
+	}
+	if err := read.Check(format); err != nil {
+		return nil, "", &cmdutil.UsageError{Err: err}
+	}
+	parsed, err := engine.ParseWith(bytes.NewReader(data), format, read)
 	if err != nil {
 		return nil, "", err
 	}

@@ -17,6 +17,8 @@ type ExportOptions struct {
 	cmdutil.Deps
 	Format   engine.Format
 	PageSize int
+	// Write says how to write CSV: the delimiter, and a byte-order mark.
+	Write engine.WriteOptions
 	// Concurrency bounds the reads of links in flight.
 	Concurrency int
 }
@@ -24,19 +26,25 @@ type ExportOptions struct {
 // NewCmdExport returns `wbsctl export`.
 func NewCmdExport(f *cmdutil.Factory, runF func(context.Context, *ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{Deps: f.Deps()}
+	var delimiter string
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write every WBS element with its organizations, in a format apply reads",
 		Long: `Write every WBS element with its business organizations as CSV (the
-default), JSON, NDJSON or YAML (-o), in the formats wbsctl apply reads:
-applying an export changes nothing. It reads the element list and, for
+default), JSON, NDJSON, YAML or an Excel workbook (-o xlsx: one sheet, its
+header row frozen, each column as wide as its widest cell), in the formats
+wbsctl apply reads: applying an export changes nothing. For Excel, CSV
+takes --delimiter ';' where Excel expects it and --bom, by which Excel
+reads it as UTF-8. It reads the element list and, for
 each element, its organizations, --concurrency at a time. Each element is
 written as soon as its organizations are read, in the list's order, so
 that an export of any size holds only a few elements at a time. An error
 ends the file after the last element written whole, and says where the
 export stopped.`,
 		Example: `  wbsctl export > elements.csv
-  wbsctl export -o yaml > elements.yaml`,
+  wbsctl export -o yaml > elements.yaml
+  wbsctl export -o xlsx > elements.xlsx
+  wbsctl export --delimiter ';' --bom > elements-excel.csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Format = engine.FormatCSV
@@ -52,11 +60,25 @@ export stopped.`,
 			if opts.Concurrency < 1 {
 				return &cmdutil.UsageError{Err: errors.New("--concurrency must be at least 1")}
 			}
+			if delimiter != "" {
+				var err error
+				if opts.Write.Delimiter, err = engine.ParseDelimiter(delimiter); err != nil {
+					return &cmdutil.UsageError{Err: err}
+				}
+			}
+			if (opts.Write.Delimiter != 0 || opts.Write.BOM) && opts.Format != engine.FormatCSV {
+				return &cmdutil.UsageError{Err: fmt.Errorf("--delimiter and --bom are options of CSV, not of -o %s", opts.Format)}
+			}
+			if opts.Format == engine.FormatXLSX && opts.IO.IsStdoutTTY() {
+				return &cmdutil.UsageError{Err: errors.New("-o xlsx writes a workbook, which a terminal cannot show: redirect it to a file (> elements.xlsx)")}
+			}
 			return cmdutil.Pick(runF, runExport)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", 4, "reads of organizations in flight")
+	cmd.Flags().StringVar(&delimiter, "delimiter", "", "with CSV: what separates the cells, such as ';' or tab (default ',')")
+	cmd.Flags().BoolVar(&opts.Write.BOM, "bom", false, "with CSV: start with UTF-8's byte-order mark, so that Excel reads the file as UTF-8")
 	return cmd
 }
 
@@ -66,7 +88,7 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 		return err
 	}
 	out := bufio.NewWriter(cmdutil.DataOut(o.IO))
-	w, err := engine.NewRecordWriter(out, o.Format)
+	w, err := engine.NewRecordWriterWith(out, o.Format, o.Write)
 	if err != nil {
 		return err
 	}

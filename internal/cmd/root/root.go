@@ -14,6 +14,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmd/auth"
 	"github.com/wbsctl/wbsctl/internal/cmd/element"
 	"github.com/wbsctl/wbsctl/internal/cmd/flow"
+	"github.com/wbsctl/wbsctl/internal/cmd/schema"
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
 	"github.com/wbsctl/wbsctl/internal/cmd/version"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
@@ -40,6 +41,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		auth.NewCmdAuth(f),
 		element.NewCmdElement(f),
 		flow.NewCmdFlow(f),
+		schema.NewCmdSchema(f),
 		serve.NewCmdServe(f.IO, nil),
 		version.NewCmdVersion(f.IO),
 		&cobra.Command{Use: "exit-codes", Short: "The exit codes of wbsctl", Long: cmdutil.ExitCodesHelp},

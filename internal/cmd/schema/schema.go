@@ -1,0 +1,130 @@
+// Package schema is `wbsctl schema`: the JSON Schema of the files wbsctl
+// apply reads, for editors that check and complete what is typed.
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/sdk"
+	"gopkg.in/yaml.v3"
+)
+
+// Draft is the JSON Schema dialect of the schema.
+const Draft = "https://json-schema.org/draft/2020-12/schema"
+
+// noControl is the pattern of text without the control characters C0, DEL
+// and C1, which apply refuses in what it sends.
+const noControl = `^[^\u0000-\u001f\u007f-\u009f]*$`
+
+// ApplyFile is the JSON Schema of an apply file in JSON or YAML: a list of
+// WBS elements with the spec's limits (section 8). A line of NDJSON is one
+// item, #/$defs/wbsElement. Lengths count characters (code points), as
+// JSON Schema and apply both do.
+func ApplyFile() map[string]any {
+	return map[string]any{
+		"$schema":     Draft,
+		"title":       "wbsctl apply file",
+		"description": "WBS elements for wbsctl apply: a field left out is left as the platform has it; a field given is made so.",
+		"type":        "array",
+		"items":       map[string]any{"$ref": "#/$defs/wbsElement"},
+		"$defs": map[string]any{
+			"wbsElement": map[string]any{
+				"type":                 "object",
+				"additionalProperties": false,
+				"required":             []string{"wbsElementCode"},
+				"properties": map[string]any{
+					"wbsElementCode": map[string]any{
+						"description": "the element's code",
+						"type":        "string",
+						"minLength":   sdk.MinCodeLength,
+						"maxLength":   sdk.MaxCodeLength,
+						"pattern":     noControl,
+					},
+					"description": map[string]any{
+						"description": "the description; empty or null clears it (null: left as it is)",
+						"type":        []string{"string", "null"},
+						"maxLength":   sdk.MaxDescriptionLength,
+						"pattern":     noControl,
+					},
+					"isActive": map[string]any{
+						"description": "whether the element is active; a new element is active unless false",
+						"type":        []string{"boolean", "null"},
+					},
+					"businessOrganizations": map[string]any{
+						"description": "every link of the element: [] removes them all, null leaves them as they are",
+						"type":        []string{"array", "null"},
+						"items":       map[string]any{"$ref": "#/$defs/businessOrganization"},
+					},
+				},
+			},
+			"businessOrganization": map[string]any{
+				"type":                 "object",
+				"additionalProperties": false,
+				"required":             []string{"code", "entityType"},
+				"properties": map[string]any{
+					"code": map[string]any{
+						"description": "the organization's code in the ERP",
+						"type":        "string",
+						"minLength":   sdk.MinOrganizationFieldLength,
+						"pattern":     noControl,
+					},
+					"entityType": map[string]any{
+						"description": "the kind of organizational structure, such as company, branch or department",
+						"type":        "string",
+						"minLength":   sdk.MinOrganizationFieldLength,
+						"pattern":     noControl,
+					},
+				},
+			},
+		},
+	}
+}
+
+// Write writes the schema to w as JSON, or as YAML when yamlForm.
+func Write(w io.Writer, yamlForm bool) error {
+	if yamlForm {
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err := enc.Encode(ApplyFile()); err != nil {
+			return err
+		}
+		return enc.Close()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(ApplyFile())
+}
+
+// NewCmdSchema returns `wbsctl schema`.
+func NewCmdSchema(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of the files apply reads, for editors",
+		Long: `Print the JSON Schema (draft 2020-12) of the JSON and YAML files wbsctl
+apply reads: a list of WBS elements, each with wbsElementCode (1 to 30
+characters), description (at most 100), isActive, and
+businessOrganizations as objects of code and entityType. A line of NDJSON
+is one item: #/$defs/wbsElement. -o yaml prints the same schema as YAML.
+
+Save it and point an editor at it: in YAML, a first line
+  # yaml-language-server: $schema=./wbs-elements.schema.json
+and in VS Code, "json.schemas" and "yaml.schemas" in settings.json.`,
+		Example: `  wbsctl schema > wbs-elements.schema.json
+  wbsctl schema -o yaml > wbs-elements.schema.yaml`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch f.Global.Output {
+			case "", "json":
+				return Write(f.IO.Out, false)
+			case "yaml":
+				return Write(f.IO.Out, true)
+			}
+			return &cmdutil.UsageError{Err: fmt.Errorf("-o %s: the schema is printed as json (the default) or yaml", f.Global.Output)}
+		},
+	}
+}

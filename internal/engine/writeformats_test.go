@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/xuri/excelize/v2"
+)
+
+func exportRecords() []Record {
+	desc := func(s string) *string { return &s }
+	no := false
+	return []Record{
+		{Code: "1000", Description: desc("Müller & Söhne <GmbH>"), OrganizationsSet: true,
+			Organizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "K;1", EntityType: "branch"}}},
+		{Code: "007", Description: desc(""), IsActive: &no, OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+		{Code: "=1+1", Description: desc("  spaces kept  "), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+		{Code: "TRUE", Description: desc("2024-01-15"), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+	}
+}
+
+// export -o xlsx writes one sheet that reads back as exactly the records
+// written: text stays text, whatever it looks like.
+func TestWorkbookRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatXLSX, exportRecords()); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseWith(bytes.NewReader(buf.Bytes()), FormatXLSX, ReadOptions{})
+	if err != nil || len(back.Problems) > 0 {
+		t.Fatalf("%v %v", err, back.Problems)
+	}
+	if !sameRecords(exportRecords(), back.Records) {
+		t.Fatalf("%+v", back.Records)
+	}
+
+	wb, err := excelize.OpenReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	if got := wb.GetSheetList(); len(got) != 1 || got[0] != "WBS" {
+		t.Fatalf("sheets %v", got)
+	}
+	// What a spreadsheet shows, cell by cell.
+	for cell, want := range map[string]string{"A1": "wbsElementCode", "A2": "1000", "A3": "007", "A4": "=1+1", "B2": "Müller & Söhne <GmbH>",
+		"B3": "", "C2": "TRUE", "C3": "FALSE", "D2": `company=1000;branch=K\;1`, "B4": "  spaces kept  "} {
+		if got, _ := wb.GetCellValue("WBS", cell); got != want {
+			t.Errorf("%s: %q, want %q", cell, got, want)
+		}
+	}
+	for cell, want := range map[string]excelize.CellType{"A2": excelize.CellTypeInlineString, "C2": excelize.CellTypeBool, "A4": excelize.CellTypeInlineString} {
+		if got, _ := wb.GetCellType("WBS", cell); got != want {
+			t.Errorf("%s: type %v, want %v", cell, got, want)
+		}
+	}
+	if f, _ := wb.GetCellFormula("WBS", "A4"); f != "" {
+		t.Errorf("A4 is the formula %q", f)
+	}
+	panes, err := wb.GetPanes("WBS")
+	if err != nil || !panes.Freeze || panes.YSplit != 1 || panes.TopLeftCell != "A2" {
+		t.Errorf("the header row is not frozen: %+v %v", panes, err)
+	}
+	// Each column as wide as its widest cell, and a little more.
+	for col, want := range map[string]float64{"A": 16, "B": 23, "C": 10, "D": 26} {
+		if got, _ := wb.GetColWidth("WBS", col); got != want {
+			t.Errorf("column %s is %v wide, want %v", col, got, want)
+		}
+	}
+}
+
+// An empty export is a workbook of the header alone, and its temporary
+// file is gone.
+func TestWorkbookEmpty(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatXLSX, nil); err != nil {
+		t.Fatal(err)
+	}
+	wb, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	rows, _ := wb.GetRows("WBS")
+	if len(rows) != 1 || strings.Join(rows[0], ",") != "wbsElementCode,description,isActive,businessOrganizations" {
+		t.Fatalf("rows %q", rows)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("left behind: %v", left)
+	}
+}
+
+// Every good file reads back the same through a workbook.
+func TestGoodFilesRoundTripThroughAWorkbook(t *testing.T) {
+	files, _ := filepath.Glob("testdata/good/*")
+	for _, name := range files {
+		f, _ := os.Open(name)
+		format, _ := DetectFormat(name, "")
+		file, err := Parse(f, format)
+		f.Close()
+		if err != nil || len(file.Problems) > 0 {
+			t.Fatalf("%s: %v %v", name, err, file.Problems)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, FormatXLSX, file.Records); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse(&buf, FormatXLSX)
+		if err != nil || len(back.Problems) > 0 || !sameRecords(file.Records, back.Records) {
+			t.Fatalf("%s: %v %v\n%+v\n%+v", name, err, back.Problems, file.Records, back.Records)
+		}
+	}
+}
+
+// export -o csv --delimiter ';' --bom writes what Excel opens as UTF-8 in
+// columns, and apply reads it back.
+func TestCSVWriteOptions(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewRecordWriterWith(&buf, FormatCSV, WriteOptions{Delimiter: ';', BOM: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range exportRecords() {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "\xef\xbb\xbfwbsElementCode;description;isActive;businessOrganizations\n" +
+		"1000;Müller & Söhne <GmbH>;true;\"company=1000;branch=K\\;1\"\n"
+	if !strings.HasPrefix(buf.String(), want) {
+		t.Fatalf("%q", buf.String())
+	}
+	back, err := Parse(&buf, FormatCSV)
+	if err != nil || len(back.Problems) > 0 || !sameRecords(exportRecords(), back.Records) {
+		t.Fatalf("%v %v %+v", err, back.Problems, back.Records)
+	}
+	if _, err := NewRecordWriterWith(&buf, FormatJSON, WriteOptions{BOM: true}); err == nil || !strings.Contains(err.Error(), "options of CSV") {
+		t.Fatalf("--bom with JSON: %v", err)
+	}
+}

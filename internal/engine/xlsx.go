@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// The bounds of a workbook read. A workbook is a zip file: its parts are
+// refused past maxWorkbookBytes unzipped in all (a zip bomb), a sheet or
+// the shared strings past workbookPartInMemory are unzipped to a
+// temporary file instead of memory, and the rows are read one at a time.
+const (
+	maxWorkbookBytes     = 512 << 20
+	workbookPartInMemory = 16 << 20
+	// maxWorkbookCells bounds the cells read, empty ones of a row
+	// included: past it the rest of the sheet is not read.
+	maxWorkbookCells = 16 << 20
+)
+
+// dateMarker is what a date cell reads as: the number format of every
+// date style is replaced by this text, which a cell of text or a number
+// cannot give, so that a date is told from the number it is stored as.
+const dateMarker = "\u2063wbsctl:date\u2063"
+
+// sheetPlace names the cells of the sheet read.
+type sheetPlace struct {
+	name string // quoted as a reference needs it
+}
+
+// cell names the cell of a row (a line) and a column counted from 0, as
+// a spreadsheet does ("WBS!B7"), or the row for a column < 0 ("WBS row
+// 7"); "" when p is nil (a text file).
+func (s *sheetPlace) cell(row, col int) string {
+	if s == nil {
+		return ""
+	}
+	if col < 0 {
+		return fmt.Sprintf("%s row %d", s.name, row)
+	}
+	name, err := excelize.CoordinatesToCellName(col+1, row)
+	if err != nil {
+		return fmt.Sprintf("%s row %d", s.name, row)
+	}
+	return s.name + "!" + name
+}
+
+// sheetReference is name as a cell reference writes it: quoted when it
+// holds more than letters, digits and '_'.
+func sheetReference(name string) string {
+	for _, r := range name {
+		if !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f) {
+			return "'" + strings.ReplaceAll(name, "'", "''") + "'"
+		}
+	}
+	return name
+}
+
+// xlsx reads the sheet of the options (the first when none is given) of
+// the workbook data: a header row and a record a row, as CSV. Each cell is
+// read as a spreadsheet shows it, with the number format of its column, so
+// that the code 1000 is "1000"; a formula gives the value last
+// calculated, a boolean TRUE or FALSE. A date cell is refused: it was
+// text that the spreadsheet took for a date.
+func (p *parser) xlsx(data []byte) []Record {
+	if err := checkZip(data); err != nil {
+		p.problem(Problem{Message: "cannot be read as a workbook (.xlsx): " + workbookError(err)})
+		return nil
+	}
+	wb, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
+		UnzipSizeLimit: maxWorkbookBytes, UnzipXMLSizeLimit: workbookPartInMemory,
+	})
+	if err != nil {
+		p.problem(Problem{Message: "cannot be read as a workbook (.xlsx): " + workbookError(err)})
+		return nil
+	}
+	defer wb.Close()
+	sheets := wb.GetSheetList()
+	sheet := p.opts.Sheet
+	switch {
+	case len(sheets) == 0:
+		p.problem(Problem{Message: "the workbook has no sheet"})
+		return nil
+	case sheet == "":
+		sheet = sheets[0]
+	default:
+		found := false
+		for _, s := range sheets {
+			found = found || s == sheet
+		}
+		if !found {
+			p.problem(Problem{Message: fmt.Sprintf("the workbook has no sheet %q (its sheets: %s)", sheet, quoteAll(sheets))})
+			return nil
+		}
+	}
+	if err := markDates(wb); err != nil {
+		p.problem(Problem{Message: "cannot read the workbook's styles: " + workbookError(err)})
+		return nil
+	}
+	rows, err := wb.Rows(sheet)
+	if err != nil {
+		p.problem(Problem{Message: fmt.Sprintf("cannot read the sheet %q: %s", sheet, workbookError(err))})
+		return nil
+	}
+	defer rows.Close()
+	p.sheet = &sheetPlace{name: sheetReference(sheet)}
+	var t *table
+	cells, row := 0, 0
+	for rows.Next() {
+		row++
+		cols, err := rows.Columns()
+		if err != nil {
+			p.problem(Problem{Line: row, Message: "unreadable row: " + workbookError(err)})
+			continue
+		}
+		if cells += len(cols); cells > maxWorkbookCells {
+			p.problem(Problem{Line: row, Message: fmt.Sprintf("the sheet has more than %d cells: the rest is not read", maxWorkbookCells)})
+			return nil
+		}
+		// The iterator stops at every row number, those the file leaves
+		// out too (with no cell): row is the row's number.
+		if blank(cols) {
+			continue
+		}
+		if t == nil {
+			if t = p.newTable(cols, row, 0); t == nil {
+				return nil
+			}
+			continue
+		}
+		if len(cols) > len(t.header) {
+			for i := len(t.header); i < len(cols); i++ {
+				if cols[i] != "" {
+					p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Message: "a cell right of the header's last column"})
+					break
+				}
+			}
+			cols = cols[:len(t.header)]
+		}
+		for len(cols) < len(t.header) {
+			cols = append(cols, "")
+		}
+		if p.refuseDates(row, cols, t) {
+			continue
+		}
+		t.add(row, cols)
+	}
+	if err := rows.Error(); err != nil {
+		p.problem(Problem{Line: row + 1, Message: "unreadable row: " + workbookError(err)})
+	}
+	if t == nil {
+		return nil
+	}
+	return t.recs
+}
+
+// checkZip reads every part of the zip file data through, and refuses one
+// that holds other than what its header says (excelize reads what a part
+// says it holds and no more, and would take a part cut short for a whole
+// one), or parts that unzip past maxWorkbookBytes.
+func checkZip(data []byte) error {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return errNotZip
+	}
+	var total uint64
+	for _, f := range zr.File {
+		if total += f.UncompressedSize64; total > maxWorkbookBytes {
+			return errUnzipsTooLarge
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("the part %s: %w", f.Name, err)
+		}
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("the part %s does not hold what it says: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+var (
+	errUnzipsTooLarge = fmt.Errorf("it unzips to more than %d bytes", maxWorkbookBytes)
+	errNotZip         = errors.New("it is not a zip file, as a workbook is (an .xls of Excel 97-2003? Save it as .xlsx)")
+)
+
+// refuseDates reports the date cells of a row, and whether there were any.
+func (p *parser) refuseDates(row int, cols []string, t *table) bool {
+	found := false
+	for i, c := range cols {
+		if !strings.Contains(c, dateMarker) {
+			continue
+		}
+		found = true
+		field := fieldNames[t.cols[i]]
+		want := "text"
+		if t.cols[i] == "active" {
+			want = "TRUE or FALSE"
+		}
+		p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Field: field,
+			Message: fmt.Sprintf("is a date, not %s: format the column as text and type the value again", want)})
+	}
+	return found
+}
+
+// fieldNames are the fields of the columns of a table, by their key.
+var fieldNames = map[string]string{
+	"code": "wbsElementCode", "description": "description", "active": "isActive", "orgs": "businessOrganizations",
+}
+
+func blank(cols []string) bool {
+	for _, c := range cols {
+		if c != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// workbookError is the message of an error of excelize, said for a
+// person who has a workbook.
+func workbookError(err error) string {
+	if strings.Contains(err.Error(), "unzip size exceeds") {
+		return errUnzipsTooLarge.Error()
+	}
+	return err.Error()
+}
+
+// markDates makes every cell style of wb with a date or time format show
+// dateMarker instead of a date: excelize gives a row's cells as text,
+// without their styles.
+func markDates(wb *excelize.File) error {
+	// GetStyle loads the styles part.
+	if _, err := wb.GetStyle(0); err != nil {
+		if wb.Styles == nil || wb.Styles.CellXfs == nil || len(wb.Styles.CellXfs.Xf) == 0 {
+			return nil // no style: no date
+		}
+		return err
+	}
+	styles := wb.Styles
+	if styles == nil || styles.CellXfs == nil {
+		return nil
+	}
+	custom := map[int]string{}
+	if styles.NumFmts != nil {
+		for _, f := range styles.NumFmts.NumFmt {
+			custom[f.NumFmtID] = f.FormatCode
+		}
+	}
+	var dates []int
+	for i, xf := range styles.CellXfs.Xf {
+		if xf.NumFmtID == nil {
+			continue
+		}
+		id := *xf.NumFmtID
+		code, ok := custom[id]
+		if ok && isDateFormat(code) || !ok && isBuiltInDate(id) {
+			dates = append(dates, i)
+		}
+	}
+	if len(dates) == 0 {
+		return nil
+	}
+	marker := `"` + dateMarker + `"`
+	idx, err := wb.NewStyle(&excelize.Style{CustomNumFmt: &marker})
+	if err != nil {
+		return err
+	}
+	markerFmt := *styles.CellXfs.Xf[idx].NumFmtID
+	for _, i := range dates {
+		styles.CellXfs.Xf[i].NumFmtID = &markerFmt
+	}
+	return nil
+}
+
+// isBuiltInDate reports whether the built-in number format id is a date or
+// a time: 14 to 22 and 45 to 47, and the ones of East Asian languages.
+func isBuiltInDate(id int) bool {
+	return id >= 14 && id <= 22 || id >= 45 && id <= 47 || id >= 27 && id <= 36 || id >= 50 && id <= 58
+}
+
+// isDateFormat reports whether the number format code shows a date or a
+// time: it has y, m, d, h or s outside quotes, brackets and escapes
+// ("[Red]0.00" and "0.00 \"days\"" are numbers, "dd.mm.yyyy" and
+// "[h]:mm" are not).
+func isDateFormat(code string) bool {
+	quoted, bracket := false, false
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case quoted:
+			quoted = c != '"'
+		case bracket:
+			bracket = c != ']'
+		case c == '"':
+			quoted = true
+		case c == '[':
+			// [h], [mm] and [ss] are elapsed time.
+			if rest := strings.ToLower(code[i+1:]); strings.HasPrefix(rest, "h") || strings.HasPrefix(rest, "m]") || strings.HasPrefix(rest, "mm]") || strings.HasPrefix(rest, "s") {
+				return true
+			}
+			bracket = true
+		case c == '\\' || c == '_' || c == '*':
+			i++ // the next character is shown as it is, or is padding
+		case c == ';':
+			// Only the first section, of positive numbers, counts.
+			return false
+		case strings.IndexByte("yYmMdDhHsS", c) >= 0:
+			return true
+		case c == 'G' || c == 'g':
+			if strings.HasPrefix(strings.ToLower(code[i:]), "general") {
+				i += len("general") - 1
+			}
+		}
+	}
+	return false
+}
