@@ -115,11 +115,15 @@ func asTLSError(err error) *TLSError {
 
 // handshakeRefusal returns the *TLSError that explains a transport error
 // err of a request to u, where err is a connection broken under a write
-// (EPIPE, ECONNRESET, or closed when the alert was read) over https and a
+// (EPIPE, ECONNRESET, closed when the alert was read, or an HTTP/2
+// connection not established) over https and a
 // new handshake with the same configuration is refused by an alert; else
 // nil. It costs one connection, only after such a failure.
 func (c *Client) handshakeRefusal(ctx context.Context, u *url.URL, err error) *TLSError {
-	broken := errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
+	// Over HTTP/2 the same break can surface as the connection not
+	// established, an error net/http does not export.
+	broken := errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed) ||
+		strings.Contains(err.Error(), "http2: client conn could not be established")
 	if u.Scheme != "https" || !broken {
 		return nil
 	}
