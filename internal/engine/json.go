@@ -89,8 +89,21 @@ func (p *parser) jsonArray(data []byte) []Record {
 	// Each record is decoded by the strict rules on its own; the array
 	// only finds where each begins and ends.
 	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
-		p.problem(Problem{Line: 1, Message: "a JSON file must hold an array of records"})
+	tok, err := dec.ReadToken()
+	wrapped := err == nil && tok.Kind() == '{'
+	seen := map[string]bool{}
+	if wrapped {
+		if !p.wrapperMembers(dec, seen, lineAt) {
+			return nil
+		}
+		tok, err = dec.ReadToken()
+	}
+	switch {
+	case wrapped && (err != nil || tok.Kind() != '['):
+		p.problem(Problem{Line: lineAt(dec.InputOffset()), Field: wrapperMember, Message: "must be an array of records"})
+		return nil
+	case err != nil || tok.Kind() != '[':
+		p.problem(Problem{Line: 1, Message: "a JSON file must hold an array of records, or an object of $schema and " + wrapperMember})
 		return nil
 	}
 	var recs []Record
@@ -110,10 +123,68 @@ func (p *parser) jsonArray(data []byte) []Record {
 		p.problem(Problem{Line: lineAt(dec.InputOffset()), Message: "the array is not closed"})
 		return recs
 	}
+	if wrapped && !p.wrapperMembers(dec, seen, lineAt) {
+		return recs
+	}
 	if _, err := dec.ReadToken(); err != io.EOF {
 		p.problem(Problem{Line: lineAt(dec.InputOffset()), Message: "data after the array"})
 	}
 	return recs
+}
+
+// wrapperMember is the member of the object form of a JSON or YAML file
+// that holds its records: {"$schema": "…", "wbsElements": […]}. The form
+// exists so that a file can name its schema for an editor; $schema is
+// read and left alone.
+const wrapperMember = "wbsElements"
+
+// wrapperMembers reads the members of the object form up to the start of
+// wbsElements's array, or after it up to the object's end: it reports
+// a member other than $schema and wbsElements, or one given twice, and
+// returns false then.
+func (p *parser) wrapperMembers(dec *jsontext.Decoder, seen map[string]bool, lineAt func(int64) int) bool {
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			break
+		}
+		// A name ends on the line it starts on.
+		at := dec.InputOffset()
+		name := tok.String()
+		if seen[name] {
+			p.problem(Problem{Line: lineAt(at), Field: name, Message: "given more than once"})
+			return false
+		}
+		seen[name] = true
+		switch name {
+		case wrapperMember:
+			return true
+		case "$schema":
+			if dec.PeekKind() != '"' {
+				p.problem(Problem{Line: lineAt(at), Field: name, Message: "must be a string, the schema's address"})
+				return false
+			}
+			if _, err := dec.ReadValue(); err != nil {
+				break
+			}
+		default:
+			p.problem(Problem{Line: lineAt(at), Field: name, Message: "unknown member (known: $schema, " + wrapperMember + ")"})
+			return false
+		}
+	}
+	tok, err := dec.ReadToken()
+	switch {
+	case err != nil:
+		p.problem(Problem{Line: lineAt(dec.InputOffset()), Message: "invalid JSON: " + syntaxMessage(err)})
+		return false
+	case tok.Kind() != '}':
+		p.problem(Problem{Line: lineAt(dec.InputOffset()), Message: "invalid JSON: unexpected " + tok.String()})
+		return false
+	case !seen[wrapperMember]:
+		p.problem(Problem{Line: lineAt(dec.InputOffset()), Field: wrapperMember, Message: "is required: the array of records"})
+		return false
+	}
+	return true
 }
 
 // syntaxMessage is a syntax error of the JSON reader without its

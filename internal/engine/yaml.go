@@ -30,8 +30,13 @@ func (p *parser) yaml(data []byte) []Record {
 		return nil
 	}
 	seq := doc.Content[0]
+	if seq.Kind == yaml.MappingNode {
+		if seq = p.yamlWrapper(seq); seq == nil {
+			return nil
+		}
+	}
 	if seq.Kind != yaml.SequenceNode {
-		p.problem(Problem{Line: seq.Line, Message: "a YAML file must hold a sequence of records"})
+		p.problem(Problem{Line: seq.Line, Message: "a YAML file must hold a sequence of records, or a mapping of $schema and " + wrapperMember})
 		return nil
 	}
 	var recs []Record
@@ -72,4 +77,35 @@ func (p *parser) yaml(data []byte) []Record {
 		}
 	}
 	return recs
+}
+
+// yamlWrapper is the sequence of records of the object form (see
+// wrapperMember), or nil after reporting what is wrong with it.
+func (p *parser) yamlWrapper(m *yaml.Node) *yaml.Node {
+	var seq *yaml.Node
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		switch {
+		case seen[k.Value]:
+			p.problem(Problem{Line: k.Line, Field: k.Value, Message: "given more than once"})
+			return nil
+		case k.Value == "$schema" && v.Kind != yaml.ScalarNode:
+			p.problem(Problem{Line: v.Line, Field: k.Value, Message: "must be a string, the schema's address"})
+			return nil
+		case k.Value == wrapperMember && v.Kind != yaml.SequenceNode:
+			p.problem(Problem{Line: v.Line, Field: k.Value, Message: "must be a sequence of records"})
+			return nil
+		case k.Value == wrapperMember:
+			seq = v
+		case k.Value != "$schema":
+			p.problem(Problem{Line: k.Line, Field: k.Value, Message: "unknown member (known: $schema, " + wrapperMember + ")"})
+			return nil
+		}
+		seen[k.Value] = true
+	}
+	if seq == nil {
+		p.problem(Problem{Line: m.Line, Field: wrapperMember, Message: "is required: the sequence of records"})
+	}
+	return seq
 }

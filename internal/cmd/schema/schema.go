@@ -16,12 +16,14 @@ import (
 // Draft is the JSON Schema dialect of the schema.
 const Draft = "https://json-schema.org/draft/2020-12/schema"
 
-// noControl is the pattern of text without the control characters C0, DEL
-// and C1, which apply refuses in what it sends.
-const noControl = `^[^\u0000-\u001f\u007f-\u009f]*$`
+// noControl is the pattern of text without control characters (Unicode's
+// Cc: C0, DEL and C1), which apply refuses in what it sends.
+const noControl = `^\P{Cc}*$`
 
 // ApplyFile is the JSON Schema of an apply file in JSON or YAML: a list of
-// WBS elements with the spec's limits (section 8). A line of NDJSON is one
+// WBS elements with the spec's limits (section 8), or an object of that
+// list (wbsElements) and $schema, the form in which a file names its
+// schema. A line of NDJSON is one
 // item, #/$defs/wbsElement. Lengths count characters (code points), as
 // JSON Schema and apply both do.
 func ApplyFile() map[string]any {
@@ -29,9 +31,24 @@ func ApplyFile() map[string]any {
 		"$schema":     Draft,
 		"title":       "wbsctl apply file",
 		"description": "WBS elements for wbsctl apply: a field left out is left as the platform has it; a field given is made so.",
-		"type":        "array",
-		"items":       map[string]any{"$ref": "#/$defs/wbsElement"},
+		"oneOf": []any{
+			map[string]any{"$ref": "#/$defs/wbsElements"},
+			map[string]any{
+				"description":          "the same list, in an object that names its schema for an editor",
+				"type":                 "object",
+				"additionalProperties": false,
+				"required":             []string{"wbsElements"},
+				"properties": map[string]any{
+					"$schema":     map[string]any{"description": "the address of this schema", "type": "string"},
+					"wbsElements": map[string]any{"$ref": "#/$defs/wbsElements"},
+				},
+			},
+		},
 		"$defs": map[string]any{
+			"wbsElements": map[string]any{
+				"type":  "array",
+				"items": map[string]any{"$ref": "#/$defs/wbsElement"},
+			},
 			"wbsElement": map[string]any{
 				"type":                 "object",
 				"additionalProperties": false,
@@ -111,9 +128,13 @@ characters), description (at most 100), isActive, and
 businessOrganizations as objects of code and entityType. A line of NDJSON
 is one item: #/$defs/wbsElement. -o yaml prints the same schema as YAML.
 
-Save it and point an editor at it: in YAML, a first line
+Save it and point an editor at it. A JSON file names it in the object
+form apply also reads:
+  {"$schema": "./wbs-elements.schema.json", "wbsElements": [ ... ]}
+a YAML file in a first line
   # yaml-language-server: $schema=./wbs-elements.schema.json
-and in VS Code, "json.schemas" and "yaml.schemas" in settings.json.`,
+and VS Code maps file names to it with "json.schemas" and "yaml.schemas"
+in settings.json (see the README).`,
 		Example: `  wbsctl schema > wbs-elements.schema.json
   wbsctl schema -o yaml > wbs-elements.schema.yaml`,
 		Args: cmdutil.NoArgs,

@@ -1,0 +1,142 @@
+package schema_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wbsctl/wbsctl/internal/cmd/schema"
+	"github.com/wbsctl/wbsctl/internal/engine"
+	"gopkg.in/yaml.v3"
+)
+
+// compiled is the schema as a JSON Schema validator reads it: compiling
+// checks it against the draft 2020-12 meta-schema.
+func compiled(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := schema.Write(&buf, false); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("wbs-elements.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("wbs-elements.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// instance reads a JSON or YAML file as the validator takes it.
+func instance(t *testing.T, name string, data []byte) any {
+	t.Helper()
+	if strings.HasSuffix(name, ".yaml") {
+		var v any
+		if err := yaml.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		data, _ = json.Marshal(v)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return v
+}
+
+// The schema in examples/ is the one wbsctl schema prints, so that an
+// editor pointed at it checks what apply checks.
+func TestExampleSchemaIsCurrent(t *testing.T) {
+	var buf bytes.Buffer
+	if err := schema.Write(&buf, false); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile("../../../examples/wbs-elements.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(saved, buf.Bytes()) {
+		t.Fatal("examples/wbs-elements.schema.json differs from `wbsctl schema`: go run ./cmd/wbsctl schema > examples/wbs-elements.schema.json")
+	}
+}
+
+// The repo's JSON and YAML apply files, examples and test data, validate.
+func TestExampleFilesValidate(t *testing.T) {
+	s := compiled(t)
+	var files []string
+	for _, pattern := range []string{"../../../examples/*.json", "../../../examples/*.yaml", "../../engine/testdata/good/*.json", "../../engine/testdata/good/*.yaml"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	n := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, ".schema.json") {
+			continue
+		}
+		n++
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(instance(t, name, data)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if n < 4 {
+		t.Fatalf("validated %d files, want the examples' and the test data's", n)
+	}
+}
+
+// The schema and apply agree on every limit: a file the schema refuses,
+// apply refuses, and the other way round.
+func TestSchemaAgreesWithApply(t *testing.T) {
+	s := compiled(t)
+	for _, tt := range []struct {
+		name, file string
+		valid      bool
+	}{
+		{"the smallest", `[{"wbsElementCode": "A"}]`, true},
+		{"code of 30", `[{"wbsElementCode": "` + strings.Repeat("C", 30) + `"}]`, true},
+		{"code of 31", `[{"wbsElementCode": "` + strings.Repeat("C", 31) + `"}]`, false},
+		{"empty code", `[{"wbsElementCode": ""}]`, false},
+		{"no code", `[{"description": "x"}]`, false},
+		{"code not a string", `[{"wbsElementCode": 1000}]`, false},
+		{"description of 100 umlauts", `[{"wbsElementCode": "A", "description": "` + strings.Repeat("ä", 100) + `"}]`, true},
+		{"description of 101", `[{"wbsElementCode": "A", "description": "` + strings.Repeat("d", 101) + `"}]`, false},
+		{"description null", `[{"wbsElementCode": "A", "description": null}]`, true},
+		{"control character", `[{"wbsElementCode": "A", "description": "a\u001bb"}]`, false},
+		{"unknown member", `[{"wbsElementCode": "A", "colour": "red"}]`, false},
+		{"organizations", `[{"wbsElementCode": "A", "businessOrganizations": [{"code": "1000", "entityType": "company"}]}]`, true},
+		{"no links", `[{"wbsElementCode": "A", "businessOrganizations": []}]`, true},
+		{"organization without type", `[{"wbsElementCode": "A", "businessOrganizations": [{"code": "1000"}]}]`, false},
+		{"organization of empty code", `[{"wbsElementCode": "A", "businessOrganizations": [{"code": "", "entityType": "company"}]}]`, false},
+		{"isActive a string", `[{"wbsElementCode": "A", "isActive": "yes"}]`, false},
+		{"object form", `{"$schema": "x.json", "wbsElements": [{"wbsElementCode": "A"}]}`, true},
+		{"object form without elements", `{"$schema": "x.json"}`, false},
+		{"object form, other member", `{"wbsElements": [], "elements": []}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.Validate(instance(t, "case.json", []byte(tt.file)))
+			if (err == nil) != tt.valid {
+				t.Errorf("schema: valid %v, want %v (%v)", err == nil, tt.valid, err)
+			}
+			f, perr := engine.Parse(strings.NewReader(tt.file), engine.FormatJSON)
+			if perr != nil {
+				t.Fatal(perr)
+			}
+			if (len(f.Problems) == 0) != tt.valid {
+				t.Errorf("apply: valid %v, want %v (%v)", len(f.Problems) == 0, tt.valid, f.Problems)
+			}
+		})
+	}
+}
