@@ -3,9 +3,13 @@ package engine
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"path"
+	"strconv"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -169,6 +173,7 @@ func checkZip(data []byte) error {
 		return errNotZip
 	}
 	var total uint64
+	held, highest := 0, sharedStringUse{index: -1}
 	for _, f := range zr.File {
 		if total += f.UncompressedSize64; total > maxWorkbookBytes {
 			return errUnzipsTooLarge
@@ -177,13 +182,105 @@ func checkZip(data []byte) error {
 		if err != nil {
 			return fmt.Errorf("the part %s: %w", f.Name, err)
 		}
+		switch {
+		case f.Name == sharedStringsPart:
+			held = countSharedStrings(rc)
+		case path.Dir(f.Name) == "xl/worksheets" && path.Ext(f.Name) == ".xml":
+			if use := highestSharedString(rc); use.index > highest.index {
+				highest, highest.part = use, f.Name
+			}
+		}
 		_, err = io.Copy(io.Discard, rc)
 		rc.Close()
 		if err != nil {
 			return fmt.Errorf("the part %s does not hold what it says: %w", f.Name, err)
 		}
 	}
+	// excelize reads a cell whose shared string is not there as empty: a
+	// description cleared that the file did not clear.
+	if highest.index >= held {
+		cell := "a cell"
+		if highest.cell != "" {
+			cell = "the cell " + highest.cell
+		}
+		return fmt.Errorf("%s of %s refers to shared string %d, but the workbook holds %d: the file is damaged", cell, highest.part, highest.index, held)
+	}
 	return nil
+}
+
+// sharedStringsPart is the part of a workbook that holds its shared
+// strings, where excelize reads them.
+const sharedStringsPart = "xl/sharedStrings.xml"
+
+// sharedStringUse is the highest index of a shared string that a cell of
+// a sheet refers to, and that cell; index -1 when none does.
+type sharedStringUse struct {
+	index      int
+	part, cell string
+}
+
+// countSharedStrings counts the strings (si) of the shared strings part.
+// XML it cannot read counts as far as it could: excelize judges it.
+func countSharedStrings(r io.Reader) int {
+	n := 0
+	d := xml.NewDecoder(r)
+	for {
+		tok, err := d.RawToken()
+		if err != nil {
+			return n
+		}
+		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "si" {
+			n++
+		}
+	}
+}
+
+// highestSharedString reads a sheet's cells of shared strings (t="s")
+// and returns the highest index one refers to. An index that is not a
+// number counts as the highest there can be.
+func highestSharedString(r io.Reader) sharedStringUse {
+	highest := sharedStringUse{index: -1}
+	d := xml.NewDecoder(r)
+	shared, inValue := false, false
+	ref := ""
+	for {
+		tok, err := d.RawToken()
+		if err != nil {
+			return highest
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			switch el.Name.Local {
+			case "c":
+				shared, ref = false, ""
+				for _, a := range el.Attr {
+					switch a.Name.Local {
+					case "t":
+						shared = a.Value == "s"
+					case "r":
+						ref = a.Value
+					}
+				}
+			case "v":
+				inValue = shared
+			}
+		case xml.EndElement:
+			if el.Name.Local == "v" {
+				inValue = false
+			}
+		case xml.CharData:
+			if !inValue {
+				continue
+			}
+			i, err := strconv.Atoi(strings.TrimSpace(string(el)))
+			if err != nil || i < 0 {
+				i = math.MaxInt
+			}
+			if i > highest.index {
+				highest.index, highest.cell = i, ref
+			}
+		}
+	}
 }
 
 var (

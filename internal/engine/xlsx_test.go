@@ -16,7 +16,7 @@ import (
 
 // workbook builds a workbook in memory: build fills it, its first sheet
 // named sheet.
-func workbook(t *testing.T, sheet string, build func(f *excelize.File, sheet string)) []byte {
+func workbook(t testing.TB, sheet string, build func(f *excelize.File, sheet string)) []byte {
 	t.Helper()
 	f := excelize.NewFile()
 	defer f.Close()
@@ -35,7 +35,7 @@ func workbook(t *testing.T, sheet string, build func(f *excelize.File, sheet str
 
 // streamed builds a workbook of one sheet, WBS, whose rows the stream
 // writer writes, formulas with their cached values.
-func streamed(t *testing.T, rows ...[]any) []byte {
+func streamed(t testing.TB, rows ...[]any) []byte {
 	t.Helper()
 	return workbook(t, "WBS", func(f *excelize.File, sheet string) {
 		sw, err := f.NewStreamWriter(sheet)
@@ -249,10 +249,29 @@ func TestXLSXHostile(t *testing.T) {
 			}
 			return body
 		})
-		// excelize reads the cell as empty: the code is then missing.
+		// excelize would read the cell as empty.
 		file := parseXLSX(t, data, ReadOptions{})
 		got := problems(file)
-		if !strings.Contains(got, "WBS!A2: wbsElementCode: is empty") || len(file.Records) != 0 {
+		if !strings.Contains(got, "the file: cannot be read as a workbook (.xlsx): the cell A2 of xl/worksheets/sheet1.xml refers to shared string 99, but the workbook holds 3: the file is damaged") || len(file.Records) != 0 {
+			t.Fatal(got)
+		}
+	})
+	t.Run("shared string out of range in a description", func(t *testing.T) {
+		// Read as empty, the description would be cleared on the platform.
+		data := rezip(t, workbook(t, "WBS", func(f *excelize.File, sheet string) {
+			f.SetCellValue(sheet, "A1", "wbsElementCode")
+			f.SetCellValue(sheet, "B1", "description")
+			f.SetCellValue(sheet, "A2", "X-1")
+			f.SetCellValue(sheet, "B2", "Site")
+		}), func(name string, body []byte) []byte {
+			if name == "xl/worksheets/sheet1.xml" {
+				return bytes.Replace(body, []byte(`<v>3</v>`), []byte(`<v>4</v>`), 1)
+			}
+			return body
+		})
+		file := parseXLSX(t, data, ReadOptions{})
+		got := problems(file)
+		if !strings.Contains(got, "the cell B2 of xl/worksheets/sheet1.xml refers to shared string 4, but the workbook holds 4") || len(file.Records) != 0 {
 			t.Fatal(got)
 		}
 	})
@@ -302,7 +321,7 @@ func streamedShared(t *testing.T) []byte {
 }
 
 // rezip copies a workbook, changing the body of each part with change.
-func rezip(t *testing.T, data []byte, change func(name string, body []byte) []byte) []byte {
+func rezip(t testing.TB, data []byte, change func(name string, body []byte) []byte) []byte {
 	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
