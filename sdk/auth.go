@@ -368,7 +368,6 @@ func (ts *tokenSource) trade(ctx context.Context) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
-	defer resp.release()
 	now := c.now()
 	tok, err := parseTokenReply(resp.body, now)
 	if err != nil {

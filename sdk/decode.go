@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 )
 
 // badResponse describes a 2xx answer to req whose body is not the
@@ -44,14 +43,9 @@ func decodeObject(body []byte, v any) error {
 
 // decodeAck reads the correlationId of an acknowledgement, which must be
 // a JSON object. A correlationId that is not a string is left out: the
-// object still acknowledges the change.
+// object still acknowledges the change. The last correlationId member
+// wins, as encoding/json has it.
 func decodeAck(body []byte, ack *Acknowledgement) error {
-	if id, ok := plainAck(body); ok {
-		ack.CorrelationID = id
-		return nil
-	}
-	// The last correlationId member wins, as encoding/json has it; one
-	// that is not a string is left out.
 	var members struct {
 		CorrelationID json.RawMessage `json:"correlationId"`
 	}
@@ -60,29 +54,6 @@ func decodeAck(body []byte, ack *Acknowledgement) error {
 	}
 	_ = json.Unmarshal(members.CorrelationID, &ack.CorrelationID)
 	return nil
-}
-
-// plainAck reads an acknowledgement shaped as the reference server and the
-// spec show it, {"correlationId":"…"} with a value that needs no
-// unescaping, without the reflection of json.Unmarshal: a bulk load reads
-// one for every change. Any other body, however valid, is left to
-// json.Unmarshal (ok is false).
-func plainAck(body []byte) (id string, ok bool) {
-	const prefix, suffix = `{"correlationId":"`, `"}`
-	body = bytes.Trim(body, " \t\r\n") // JSON's white space, no other
-	if len(body) < len(prefix)+len(suffix) || !bytes.HasPrefix(body, []byte(prefix)) || !bytes.HasSuffix(body, []byte(suffix)) {
-		return "", false
-	}
-	value := body[len(prefix) : len(body)-len(suffix)]
-	for _, c := range value {
-		if c == '"' || c == '\\' || c < 0x20 {
-			return "", false
-		}
-	}
-	if !utf8.Valid(value) {
-		return "", false
-	}
-	return string(value), true
 }
 
 // jsonPrelude tells, from its first byte, a body that cannot be the JSON

@@ -33,7 +33,6 @@ func (s *FlowsService) Execute(ctx context.Context, flowID string, body json.Raw
 	if err != nil {
 		return nil, err
 	}
-	defer resp.release()
 	if len(resp.body) == 0 {
 		return json.RawMessage("null"), nil
 	}

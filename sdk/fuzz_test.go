@@ -305,35 +305,3 @@ func FuzzDecodePageAgainstUnmarshal(f *testing.F) {
 		}
 	})
 }
-
-// FuzzDecodeAck checks the shortcut for the usual acknowledgement against
-// the plain reading: the body as a JSON object, its last correlationId
-// member as a string. The same bodies are accepted, with the same id.
-func FuzzDecodeAck(f *testing.F) {
-	for _, s := range []string{
-		`{"correlationId":"0b9f6c1e-4f1a"}`, "{\"correlationId\":\"x\"}\n", `{"correlationId":""}`,
-		`{"correlationId":"a\"b"}`, `{"correlationId":"a\u00e9"}`, `{"correlationId":"a"}}`, `{"correlationId":"a"} {}`,
-		`{"correlationId":"a","correlationId":"b"}`, `{"correlationId":"a","correlationId":5}`, `{"correlationId":"a","CORRELATIONID":{}}`,
-		`{"correlationId":5}`, `{"correlationId":"` + "\xff" + `"}`, `{"correlationId":"` + "\x01" + `"}`, `{"correlationId":"a"`,
-		`{"correlationid":"a"}`, `["correlationId"]`, `{}`, ``,
-		"{\"correlationId\":\"a\"}\f", "\v{\"correlationId\":\"a\"}", "{\"correlationId\":\"a\"}\u00a0", "{\"correlationId\":\"a\"}\u0085",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var got Acknowledgement
-		err := decodeAck(body, &got)
-		var members struct {
-			CorrelationID json.RawMessage `json:"correlationId"`
-		}
-		want := decodeObject(body, &members)
-		var id string
-		_ = json.Unmarshal(members.CorrelationID, &id)
-		if (err == nil) != (want == nil) {
-			t.Fatalf("decodeAck: %v; json.Unmarshal: %v", err, want)
-		}
-		if err == nil && got.CorrelationID != id {
-			t.Fatalf("correlation id %q, json.Unmarshal reads %q", got.CorrelationID, id)
-		}
-	})
-}

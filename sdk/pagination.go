@@ -276,7 +276,6 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 	if err != nil {
 		return nil, err
 	}
-	defer resp.release()
 	if p.onPage != nil {
 		p.onPage(resp.status, resp.header)
 	}

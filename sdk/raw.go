@@ -255,7 +255,6 @@ func (c *Client) Do(ctx context.Context, r *RawRequest) (*RawResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.release()
 	raw := c.rawResponse(resp.status, resp.header)
 	raw.Body = []byte(c.redact(string(resp.body)))
 	return raw, nil

@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 )
 
@@ -45,16 +44,7 @@ type request struct {
 type response struct {
 	status int
 	header http.Header
-	// body may live in a pooled buffer: a reader copies what it keeps
-	// (decoding does), and calls release once done with it.
-	body []byte
-	buf  *bytes.Buffer
-}
-
-// release hands the body's buffer back for reuse; the body is gone then.
-func (r *response) release() {
-	putReadBuffer(r.buf)
-	r.body, r.buf = nil, nil
+	body   []byte
 }
 
 // send runs req: it fetches a token, paces, retries as RetryPolicy and the
@@ -228,7 +218,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	if hr.StatusCode >= 300 {
 		limit = maxErrorBody
 	}
-	body, buf, rerr := readBody(hr, limit+1)
+	body, rerr := readBody(hr, limit+1)
 	now := c.now()
 	rate := ParseRate(hr.Header, now)
 	if c.limiter != nil {
@@ -244,15 +234,12 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 			err = badResponse(req, hr.StatusCode, hr.Header, fmt.Errorf("the body is larger than %d bytes", limit))
 		}
 		c.logAttempt(req, attempt, hr.StatusCode, hr.Header, "", start, err)
-		resp := &response{status: hr.StatusCode, header: hr.Header, body: body, buf: buf}
 		if err != nil {
-			resp.release()
 			return nil, err
 		}
-		return resp, nil
+		return &response{status: hr.StatusCode, header: hr.Header, body: body}, nil
 	default:
 		apiErr := newAPIError(req.method, req.url.Path, hr.StatusCode, hr.Header, body, c.redact)
-		putReadBuffer(buf)
 		apiErr.tokenExchange = req.noAuth
 		apiErr.Rate = rate
 		c.logAttempt(req, attempt, hr.StatusCode, hr.Header, apiErr.CorrelationID, start, nil)
@@ -289,37 +276,25 @@ func (c *Client) logAttempt(req *request, attempt, status int, header http.Heade
 }
 
 // readBody reads at most n bytes of hr's body. With a Content-Length the
-// body is read into a slice of that size (bytes.Buffer.ReadFrom would
-// grow any buffer to 512 bytes free first). Without one (a Go server
-// sends bodies above 2 KiB so: list pages) the body is read into a pooled
-// buffer, returned as buf for the caller to hand back once the body is
-// decoded, instead of growing a new buffer from 512 bytes per page. A
-// buffer grown past maxPooledBuffer (an unusually large answer) is left
-// to the collector.
-func readBody(hr *http.Response, n int64) (body []byte, buf *bytes.Buffer, err error) {
+// body is read into a slice of that size, then to its end, so that the
+// connection goes back to the pool.
+func readBody(hr *http.Response, n int64) ([]byte, error) {
 	if hr.Request != nil && hr.Request.Method == http.MethodHead {
 		// Its Content-Length is that of a GET's body, which never comes.
-		return nil, nil, nil
+		return nil, nil
 	}
 	if hr.ContentLength >= 0 && hr.ContentLength < n {
-		// Exactly the announced length (net/http never reads past it),
-		// then the end, so that the connection goes back to the pool.
+		// Exactly the announced length (net/http never reads past it).
 		b := make([]byte, hr.ContentLength)
 		k, err := io.ReadFull(hr.Body, b)
 		if err != nil {
-			return b[:k], nil, err
+			return b[:k], err
 		}
 		var end [1]byte
 		_, _ = hr.Body.Read(end[:])
-		return b, nil, nil
+		return b, nil
 	}
-	buf = readBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	_, err = buf.ReadFrom(io.LimitReader(hr.Body, n))
-	if buf.Cap() > maxPooledBuffer {
-		return buf.Bytes(), nil, err
-	}
-	return buf.Bytes(), buf, err
+	return io.ReadAll(io.LimitReader(hr.Body, n))
 }
 
 // ownBody copies a body the caller owns: net/http may still be reading a
@@ -337,18 +312,6 @@ var (
 	acceptHeader    = []string{"application/json, application/problem+json"}
 	jsonContentType = []string{"application/json"}
 )
-
-// readBuffers are the buffers of readBody.
-var readBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// putReadBuffer hands b, if any, back to readBuffers.
-func putReadBuffer(b *bytes.Buffer) {
-	if b != nil {
-		readBuffers.Put(b)
-	}
-}
-
-const maxPooledBuffer = 1 << 20
 
 // transportError is a failure below HTTP: the request may or may not have
 // reached the platform.

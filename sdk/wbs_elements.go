@@ -197,7 +197,6 @@ func (c *Client) acknowledged(ctx context.Context, req *request, body any) (*Ack
 	if err != nil {
 		return nil, err
 	}
-	defer resp.release()
 	var ack Acknowledgement
 	if resp.status != http.StatusNoContent || len(resp.body) > 0 {
 		// A body that is no JSON object may come from a proxy rather
