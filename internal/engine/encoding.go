@@ -118,6 +118,10 @@ func (p *parser) text(data []byte, f Format) ([]byte, bool) {
 		return p.utf16(data[2:], order)
 	}
 	if enc := Encodings[name]; enc != nil {
+		if bytes.HasPrefix(data, bomUTF8) {
+			p.problem(Problem{Line: 1, Message: fmt.Sprintf("starts with the byte-order mark of UTF-8, but --encoding says %s: leave --encoding out", name)})
+			return nil, false
+		}
 		out, err := enc.NewDecoder().Bytes(data)
 		if err != nil {
 			p.problem(Problem{Line: 1, Message: fmt.Sprintf("cannot be read as %s: %v", name, err)})

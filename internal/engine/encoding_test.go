@@ -83,6 +83,8 @@ func TestCSVEncodingProblems(t *testing.T) {
 			"line 3: is UTF-16 by its byte-order mark, but holds a lone surrogate 0xd800"},
 		{"UTF-16 with --encoding", utf16File("wbsElementCode\n", binary.BigEndian), ReadOptions{Encoding: "windows-1252"},
 			"line 1: starts with the byte-order mark of UTF-16, but --encoding says windows-1252: leave --encoding out"},
+		{"UTF-8 with --encoding", []byte("\xef\xbb\xbfwbsElementCode\nA-1\n"), ReadOptions{Encoding: "windows-1252"},
+			"line 1: starts with the byte-order mark of UTF-8, but --encoding says windows-1252: leave --encoding out"},
 		{"a header of two delimiters", []byte("wbsElementCode;description,isActive\nA;b,true\n"), ReadOptions{},
 			"line 1: the header holds ',' and ';': give the one that separates the cells with --delimiter"},
 		{"a header of three", []byte("wbsElementCode;description,isActive\tx\n"), ReadOptions{},

@@ -147,3 +147,33 @@ func TestCSVWriteOptions(t *testing.T) {
 		t.Fatalf("--bom with JSON: %v", err)
 	}
 }
+
+// A character a workbook cannot hold is refused by its element and field,
+// not written as another.
+func TestWorkbookRefusesWhatXMLCannotHold(t *testing.T) {
+	for _, tt := range []struct {
+		desc, want string
+	}{
+		{"a\uffffb", `the element "U-1": its description holds U+FFFF, which a workbook cannot hold: export it as CSV or JSON`},
+		{"a\ufffeb", `its description holds U+FFFE`},
+		{"a\x01b", `its description holds U+0001`},
+		{"a\xffb", `its description holds U+00FF`},
+	} {
+		var buf bytes.Buffer
+		w, err := NewRecordWriter(&buf, FormatXLSX)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = w.Write(Record{Code: "U-1", Description: &tt.desc})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.desc, err, tt.want)
+		}
+		w.Close()
+	}
+	// Tabs and line breaks are text.
+	var buf bytes.Buffer
+	desc := "a\tb\nc"
+	if err := Write(&buf, FormatXLSX, []Record{{Code: "U-1", Description: &desc}}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,15 +1,10 @@
 package engine
 
 import (
-	"archive/zip"
 	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"path"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -72,7 +67,13 @@ func sheetReference(name string) string {
 // calculated, a boolean TRUE or FALSE. A date cell is refused: it was
 // text that the spreadsheet took for a date.
 func (p *parser) xlsx(data []byte) []Record {
-	if err := checkZip(data); err != nil {
+	if err := checkZip(data, p.opts.Sheet); err != nil {
+		var cell *cellFault
+		if errors.As(err, &cell) {
+			_, row, _ := excelize.CellNameToCoordinates(cell.cell)
+			p.problem(Problem{Line: row, Cell: sheetReference(cell.sheet) + "!" + cell.cell, Message: cell.msg})
+			return nil
+		}
 		p.problem(Problem{Message: "cannot be read as a workbook (.xlsx): " + workbookError(err)})
 		return nil
 	}
@@ -93,9 +94,12 @@ func (p *parser) xlsx(data []byte) []Record {
 	case sheet == "":
 		sheet = sheets[0]
 	default:
-		found := false
+		// A spreadsheet names its sheets regardless of case.
+		found := slices.Contains(sheets, sheet)
 		for _, s := range sheets {
-			found = found || s == sheet
+			if !found && strings.EqualFold(s, sheet) {
+				sheet, found = s, true
+			}
 		}
 		if !found {
 			p.problem(Problem{Message: fmt.Sprintf("the workbook has no sheet %q (its sheets: %s)", sheet, quoteAll(sheets))})
@@ -132,6 +136,9 @@ func (p *parser) xlsx(data []byte) []Record {
 			continue
 		}
 		if t == nil {
+			if p.refuseHeaderDates(row, cols) {
+				return nil
+			}
 			if t = p.newTable(cols, row, 0); t == nil {
 				return nil
 			}
@@ -163,126 +170,6 @@ func (p *parser) xlsx(data []byte) []Record {
 	return t.recs
 }
 
-// checkZip reads every part of the zip file data through, and refuses one
-// that holds other than what its header says (excelize reads what a part
-// says it holds and no more, and would take a part cut short for a whole
-// one), or parts that unzip past maxWorkbookBytes.
-func checkZip(data []byte) error {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return errNotZip
-	}
-	var total uint64
-	held, highest := 0, sharedStringUse{index: -1}
-	for _, f := range zr.File {
-		if total += f.UncompressedSize64; total > maxWorkbookBytes {
-			return errUnzipsTooLarge
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return fmt.Errorf("the part %s: %w", f.Name, err)
-		}
-		switch {
-		case f.Name == sharedStringsPart:
-			held = countSharedStrings(rc)
-		case path.Dir(f.Name) == "xl/worksheets" && path.Ext(f.Name) == ".xml":
-			if use := highestSharedString(rc); use.index > highest.index {
-				highest, highest.part = use, f.Name
-			}
-		}
-		_, err = io.Copy(io.Discard, rc)
-		rc.Close()
-		if err != nil {
-			return fmt.Errorf("the part %s does not hold what it says: %w", f.Name, err)
-		}
-	}
-	// excelize reads a cell whose shared string is not there as empty: a
-	// description cleared that the file did not clear.
-	if highest.index >= held {
-		cell := "a cell"
-		if highest.cell != "" {
-			cell = "the cell " + highest.cell
-		}
-		return fmt.Errorf("%s of %s refers to shared string %d, but the workbook holds %d: the file is damaged", cell, highest.part, highest.index, held)
-	}
-	return nil
-}
-
-// sharedStringsPart is the part of a workbook that holds its shared
-// strings, where excelize reads them.
-const sharedStringsPart = "xl/sharedStrings.xml"
-
-// sharedStringUse is the highest index of a shared string that a cell of
-// a sheet refers to, and that cell; index -1 when none does.
-type sharedStringUse struct {
-	index      int
-	part, cell string
-}
-
-// countSharedStrings counts the strings (si) of the shared strings part.
-// XML it cannot read counts as far as it could: excelize judges it.
-func countSharedStrings(r io.Reader) int {
-	n := 0
-	d := xml.NewDecoder(r)
-	for {
-		tok, err := d.RawToken()
-		if err != nil {
-			return n
-		}
-		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "si" {
-			n++
-		}
-	}
-}
-
-// highestSharedString reads a sheet's cells of shared strings (t="s")
-// and returns the highest index one refers to. An index that is not a
-// number counts as the highest there can be.
-func highestSharedString(r io.Reader) sharedStringUse {
-	highest := sharedStringUse{index: -1}
-	d := xml.NewDecoder(r)
-	shared, inValue := false, false
-	ref := ""
-	for {
-		tok, err := d.RawToken()
-		if err != nil {
-			return highest
-		}
-		switch el := tok.(type) {
-		case xml.StartElement:
-			switch el.Name.Local {
-			case "c":
-				shared, ref = false, ""
-				for _, a := range el.Attr {
-					switch a.Name.Local {
-					case "t":
-						shared = a.Value == "s"
-					case "r":
-						ref = a.Value
-					}
-				}
-			case "v":
-				inValue = shared
-			}
-		case xml.EndElement:
-			if el.Name.Local == "v" {
-				inValue = false
-			}
-		case xml.CharData:
-			if !inValue {
-				continue
-			}
-			i, err := strconv.Atoi(strings.TrimSpace(string(el)))
-			if err != nil || i < 0 {
-				i = math.MaxInt
-			}
-			if i > highest.index {
-				highest.index, highest.cell = i, ref
-			}
-		}
-	}
-}
-
 var (
 	errUnzipsTooLarge = fmt.Errorf("it unzips to more than %d bytes", maxWorkbookBytes)
 	errNotZip         = errors.New("it is not a zip file, as a workbook is (an .xls of Excel 97-2003? Save it as .xlsx)")
@@ -303,6 +190,19 @@ func (p *parser) refuseDates(row int, cols []string, t *table) bool {
 		}
 		p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Field: field,
 			Message: fmt.Sprintf("is a date, not %s: format the column as text and type the value again", want)})
+	}
+	return found
+}
+
+// refuseHeaderDates reports the date cells of the header row, and whether
+// there were any.
+func (p *parser) refuseHeaderDates(row int, cols []string) bool {
+	found := false
+	for i, c := range cols {
+		if strings.Contains(c, dateMarker) {
+			found = true
+			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Message: "a header cell is a date, not a column's name"})
+		}
 	}
 	return found
 }

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"strings"
@@ -252,7 +253,7 @@ func TestXLSXHostile(t *testing.T) {
 		// excelize would read the cell as empty.
 		file := parseXLSX(t, data, ReadOptions{})
 		got := problems(file)
-		if !strings.Contains(got, "the file: cannot be read as a workbook (.xlsx): the cell A2 of xl/worksheets/sheet1.xml refers to shared string 99, but the workbook holds 3: the file is damaged") || len(file.Records) != 0 {
+		if !strings.Contains(got, "WBS!A2: refers to shared string 99, but the workbook holds 3: the file is damaged") || len(file.Records) != 0 {
 			t.Fatal(got)
 		}
 	})
@@ -271,7 +272,7 @@ func TestXLSXHostile(t *testing.T) {
 		})
 		file := parseXLSX(t, data, ReadOptions{})
 		got := problems(file)
-		if !strings.Contains(got, "the cell B2 of xl/worksheets/sheet1.xml refers to shared string 4, but the workbook holds 4") || len(file.Records) != 0 {
+		if !strings.Contains(got, "WBS!B2: refers to shared string 4, but the workbook holds 4") || len(file.Records) != 0 {
 			t.Fatal(got)
 		}
 	})
@@ -322,6 +323,15 @@ func streamedShared(t *testing.T) []byte {
 
 // rezip copies a workbook, changing the body of each part with change.
 func rezip(t testing.TB, data []byte, change func(name string, body []byte) []byte) []byte {
+	return rezipWith(t, data, func(name string) string { return name }, change)
+}
+
+// rezipNamed copies a workbook, renaming its parts with rename.
+func rezipNamed(t testing.TB, data []byte, rename func(name string) string) []byte {
+	return rezipWith(t, data, rename, func(_ string, body []byte) []byte { return body })
+}
+
+func rezipWith(t testing.TB, data []byte, rename func(string) string, change func(name string, body []byte) []byte) []byte {
 	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -333,11 +343,182 @@ func rezip(t testing.TB, data []byte, change func(name string, body []byte) []by
 		rc, _ := f.Open()
 		body, _ := io.ReadAll(rc)
 		rc.Close()
-		w, _ := zw.Create(f.Name)
+		w, _ := zw.Create(rename(f.Name))
 		w.Write(change(f.Name, body))
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// sheetXML is a sheet part of the given rows' XML.
+func sheetXML(rows string) []byte {
+	return []byte(`<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` + rows + `</sheetData></worksheet>`)
+}
+
+// inline is a row of inline strings.
+func inline(row int, cells ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<row r="%d">`, row)
+	for i, c := range cells {
+		name, _ := excelize.CoordinatesToCellName(i+1, row)
+		fmt.Fprintf(&b, `<c r="%s" t="inlineStr"><is><t>%s</t></is></c>`, name, c)
+	}
+	return b.String() + `</row>`
+}
+
+// withSheet is a two-column workbook (wbsElementCode, description; a row
+// X-1, "Site") whose sheet part is replaced by sheet.
+func withSheet(t *testing.T, sheet []byte) []byte {
+	base := streamed(t, []any{"wbsElementCode", "description"}, []any{"X-1", "Site"})
+	return rezip(t, base, func(name string, body []byte) []byte {
+		if name == "xl/worksheets/sheet1.xml" {
+			return sheet
+		}
+		return body
+	})
+}
+
+// A cell excelize would read other than the file holds it is refused,
+// named by sheet and cell: read as empty, a formula never calculated
+// would clear a description; an error or a date would be sent as text; a
+// repeated cell would shift the row's values.
+func TestXLSXCellsReadOtherwiseAreRefused(t *testing.T) {
+	header := inline(1, "wbsElementCode", "description")
+	for _, tt := range []struct {
+		name, row2, want string
+	}{
+		{"formula never calculated", `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2"><f>CONCAT("a","b")</f></c></row>`,
+			"WBS!B2: holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it"},
+		{"a formula's error", `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2" t="e"><f>VLOOKUP(1,C:C,1)</f><v>#N/A</v></c></row>`,
+			"WBS!B2: holds the error #N/A of a formula"},
+		{"a date stored as such", `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2" t="d"><v>2024-01-15T00:00:00</v></c></row>`,
+			"WBS!B2: is a date (2024-01-15T00:00:00), not text"},
+		{"a cell given twice", `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="A2" t="inlineStr"><is><t>other</t></is></c></row>`,
+			"WBS!A2: comes after a cell right of it, or of the same column, in its row: the file is damaged"},
+		{"a row given twice", inline(2, "X-1", "Site") + inline(2, "X-2", "Other"),
+			"WBS!A2: row 2 comes after row 2: the file is damaged"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			file := parseXLSX(t, withSheet(t, sheetXML(header+tt.row2)), ReadOptions{})
+			got := problems(file)
+			if !strings.Contains(got, tt.want) || len(file.Records) != 0 {
+				t.Fatalf("got %d records and:\n%s\nwant %q", len(file.Records), got, tt.want)
+			}
+		})
+	}
+	t.Run("a formula calculated", func(t *testing.T) {
+		file := parseXLSX(t, withSheet(t, sheetXML(header+`<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2" t="str"><f>CONCAT("a","b")</f><v>ab</v></c></row>`)), ReadOptions{})
+		if len(file.Problems) != 0 || len(file.Records) != 1 || deref(file.Records[0].Description) != "ab" {
+			t.Fatalf("%+v %s", file.Records, problems(file))
+		}
+	})
+	t.Run("a header cell that is a date", func(t *testing.T) {
+		data := workbook(t, "WBS", func(f *excelize.File, sheet string) {
+			f.SetCellValue(sheet, "A1", "wbsElementCode")
+			f.SetCellValue(sheet, "B1", time.Date(2024, 1, 15, 0, 0, 0, 0, time.UTC))
+			f.SetCellValue(sheet, "A2", "X-1")
+		})
+		got := problems(parseXLSX(t, data, ReadOptions{}))
+		if !strings.Contains(got, "WBS!B1: a header cell is a date, not a column's name") || strings.Contains(got, dateMarker) {
+			t.Fatal(got)
+		}
+	})
+}
+
+// The checks find the parts as excelize does: a name with '\', a sheet
+// wherever the workbook's relationships put it, shared strings in any
+// case; and only the sheet read counts.
+func TestXLSXPartsFoundAsExcelizeFindsThem(t *testing.T) {
+	outOfRange := `<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2" t="s"><v>2</v></c><c r="B2" t="s"><v>7</v></c></row>`
+	base := workbook(t, "WBS", func(f *excelize.File, sheet string) {
+		f.SetCellValue(sheet, "A1", "wbsElementCode")
+		f.SetCellValue(sheet, "B1", "description")
+		f.SetCellValue(sheet, "A2", "X-1")
+		f.SetCellValue(sheet, "B2", "Site")
+	})
+	t.Run("a sheet named with backslashes", func(t *testing.T) {
+		data := renamed(t, rezip(t, base, func(name string, body []byte) []byte {
+			if name == "xl/worksheets/sheet1.xml" {
+				return sheetXML(outOfRange)
+			}
+			return body
+		}), map[string]string{"xl/worksheets/sheet1.xml": `xl\worksheets\sheet1.xml`})
+		if got := problems(parseXLSX(t, data, ReadOptions{})); !strings.Contains(got, "WBS!B2: refers to shared string 7, but the workbook holds 4") {
+			t.Fatal(got)
+		}
+	})
+	t.Run("a sheet elsewhere", func(t *testing.T) {
+		data := renamed(t, rezip(t, base, func(name string, body []byte) []byte {
+			switch name {
+			case "xl/worksheets/sheet1.xml":
+				return sheetXML(outOfRange)
+			case "xl/_rels/workbook.xml.rels":
+				return bytes.Replace(body, []byte("worksheets/sheet1.xml"), []byte("data/wbs.xml"), 1)
+			case "[Content_Types].xml":
+				return bytes.Replace(body, []byte("/xl/worksheets/sheet1.xml"), []byte("/xl/data/wbs.xml"), 1)
+			}
+			return body
+		}), map[string]string{"xl/worksheets/sheet1.xml": "xl/data/wbs.xml"})
+		if got := problems(parseXLSX(t, data, ReadOptions{})); !strings.Contains(got, "WBS!B2: refers to shared string 7, but the workbook holds 4") {
+			t.Fatal(got)
+		}
+	})
+	t.Run("shared strings in another case", func(t *testing.T) {
+		data := renamed(t, base, map[string]string{"xl/sharedStrings.xml": "xl/SharedStrings.xml"})
+		file := parseXLSX(t, data, ReadOptions{})
+		if len(file.Problems) != 0 || len(file.Records) != 1 || deref(file.Records[0].Description) != "Site" {
+			t.Fatalf("%+v %s", file.Records, problems(file))
+		}
+	})
+	t.Run("a fault in a sheet not read", func(t *testing.T) {
+		data := workbook(t, "WBS", func(f *excelize.File, sheet string) {
+			f.SetCellValue(sheet, "A1", "wbsElementCode")
+			f.SetCellValue(sheet, "A2", "X-1")
+			f.NewSheet("Notes")
+			f.SetCellFormula("Notes", "A1", `CONCAT("a","b")`)
+		})
+		file := parseXLSX(t, data, ReadOptions{Sheet: "wbs"}) // a sheet's name in any case
+		if len(file.Problems) != 0 || len(file.Records) != 1 {
+			t.Fatalf("%+v %s", file.Records, problems(file))
+		}
+		if got := problems(parseXLSX(t, data, ReadOptions{Sheet: "Notes"})); !strings.Contains(got, "Notes!A1: holds a formula whose value was never calculated") {
+			t.Fatal(got)
+		}
+	})
+}
+
+// renamed copies a workbook with parts renamed.
+func renamed(t *testing.T, data []byte, names map[string]string) []byte {
+	t.Helper()
+	return rezipNamed(t, data, func(name string) string {
+		if to, ok := names[name]; ok {
+			return to
+		}
+		return name
+	})
+}
+
+// What excelize would hold in memory is bounded before it opens the file:
+// styles of millions of formats, a large part kept in memory.
+func TestXLSXMemoryBounds(t *testing.T) {
+	base := streamed(t, []any{"wbsElementCode"}, []any{"X-1"})
+	t.Run("styles of a million formats", func(t *testing.T) {
+		data := rezip(t, base, func(name string, body []byte) []byte {
+			if name == "xl/styles.xml" {
+				return []byte(`<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><cellXfs>` + strings.Repeat(`<xf numFmtId="14"/>`, 1_000_000) + `</cellXfs></styleSheet>`)
+			}
+			return body
+		})
+		if got := problems(parseXLSX(t, data, ReadOptions{})); !strings.Contains(got, "the file: cannot be read as a workbook (.xlsx): the part xl/styles.xml holds more than 500000 XML elements") {
+			t.Fatal(got)
+		}
+	})
+	t.Run("a large part held in memory", func(t *testing.T) {
+		data := withPart(t, base, "xl/media/image1.bin", 130<<20, bytes.Repeat([]byte{0}, 130<<20))
+		if got := problems(parseXLSX(t, data, ReadOptions{})); !strings.Contains(got, "its parts held in memory unzip to more than 134217728 bytes") {
+			t.Fatal(got)
+		}
+	})
 }

@@ -48,6 +48,11 @@ func (ww *workbookWriter) write(code, description string, active bool, organizat
 	if ww.rows+1 >= excelize.TotalRows {
 		return fmt.Errorf("a sheet holds at most %d elements: export as CSV", excelize.TotalRows-1)
 	}
+	for _, f := range []struct{ name, text string }{{"wbsElementCode", code}, {"description", description}, {"businessOrganizations", organizations}} {
+		if r, ok := notInXML(f.text); ok {
+			return fmt.Errorf("the element %q: its %s holds %U, which a workbook cannot hold: export it as CSV or JSON", code, f.name, r)
+		}
+	}
 	ww.rows++
 	activeText := "FALSE"
 	if active {
@@ -136,4 +141,22 @@ func textOrNothing(s string) any {
 		return nil
 	}
 	return s
+}
+
+// notInXML is the first character of s that XML 1.0, and so a workbook,
+// cannot hold (a control character other than TAB, LF and CR, U+FFFE,
+// U+FFFF, or a byte that is not UTF-8, read as U+FFFD): excelize would
+// write another in its place.
+func notInXML(s string) (rune, bool) {
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return rune(s[i]), true
+			}
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r == 0xfffe, r == 0xffff:
+			return r, true
+		}
+	}
+	return 0, false
 }
