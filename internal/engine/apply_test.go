@@ -38,7 +38,7 @@ func records(n int) []Record {
 	return recs
 }
 
-func converge(t *testing.T, c *sdk.Client, recs []Record, prune bool) ([]Result, *Plan) {
+func converge(t *testing.T, c *sdk.Client, recs []Record, prune bool) (*Results, *Plan) {
 	t.Helper()
 	ctx := context.Background()
 	plan, err := BuildPlan(ctx, c, recs, PlanOptions{Prune: prune})
@@ -46,7 +46,7 @@ func converge(t *testing.T, c *sdk.Client, recs []Record, prune bool) ([]Result,
 		t.Fatal(err)
 	}
 	results := Execute(ctx, c, plan, ExecuteOptions{AllowPrune: prune})
-	for _, r := range results {
+	for _, r := range results.All() {
 		if r.Status != StatusOK {
 			t.Fatalf("record %s: %+v", r.Code, r)
 		}
@@ -249,8 +249,8 @@ func TestCreateSentAgainWhenTheTokenRenewalFails(t *testing.T) {
 	}
 	srv.ExpireTokens() // the create's token is rejected and renewed
 	results := Execute(ctx, c, plan, ExecuteOptions{})
-	if results[0].Status != StatusOK {
-		t.Fatalf("create failed: %+v", results[0])
+	if r := results.At(0); r.Status != StatusOK {
+		t.Fatalf("create failed: %+v", r)
 	}
 	if st := srv.Stats(); st.Creates != 1 || st.Faults[wbstest.FaultStatus] != 1 {
 		t.Fatalf("creates %d, faults %v", st.Creates, st.Faults)
@@ -277,8 +277,8 @@ func TestUnknownCreateIsReadBackNotResent(t *testing.T) {
 			recs := records(1)
 			results, _ := converge(t, testClient(t, srv), recs, false)
 			st := srv.Stats()
-			if st.Requests[wbstest.OpCreate] != tc.wantCreates || st.Creates != 1 || !strings.Contains(results[0].Note, tc.wantNote) {
-				t.Fatalf("%d create requests (want %d), %d stored, note %q", st.Requests[wbstest.OpCreate], tc.wantCreates, st.Creates, results[0].Note)
+			if st.Requests[wbstest.OpCreate] != tc.wantCreates || st.Creates != 1 || !strings.Contains(results.At(0).Note, tc.wantNote) {
+				t.Fatalf("%d create requests (want %d), %d stored, note %q", st.Requests[wbstest.OpCreate], tc.wantCreates, st.Creates, results.At(0).Note)
 			}
 			assertState(t, srv, recs)
 		})
@@ -309,12 +309,53 @@ func TestServerErrorStormGetsThePolicysAttempts(t *testing.T) {
 			srv.AddFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultStatus, Status: status})
 			srv.ResetStats()
 			results := Execute(context.Background(), c, plan, ExecuteOptions{})
-			if results[0].Status != StatusFailed {
-				t.Fatalf("result %+v, want failed", results[0])
+			if r := results.At(0); r.Status != StatusFailed {
+				t.Fatalf("result %+v, want failed", r)
 			}
 			if got := srv.Stats().Requests[wbstest.OpUpdate]; got != 5 {
 				t.Fatalf("%d attempts of the update, want the policy's 5", got)
 			}
 		})
+	}
+}
+
+// A result done as planned is kept as its status, its correlation id only
+// for a report; a failure keeps all the platform said, and every result
+// reads back as a whole Result.
+func TestResultsKeepWhatIsNeeded(t *testing.T) {
+	ctx := context.Background()
+	for _, keep := range []bool{false, true} {
+		srv := wbstest.NewServer()
+		defer srv.Close()
+		srv.Put(wbstest.Element{Code: "OLD", IsActive: true}, wbstest.Element{Code: "U-1", IsActive: true})
+		c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := "changed"
+		recs := []Record{{Line: 2, Code: "A-1"}, {Line: 3, Code: "U-1", Description: &d}, {Line: 4, Code: "OLD", IsActive: sdk.Ptr(true)}}
+		plan, err := BuildPlan(ctx, c, recs, PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.AddFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultStatus, Status: 500})
+		results := Execute(ctx, c, plan, ExecuteOptions{KeepCorrelationIDs: keep})
+		byCode := map[string]Result{}
+		for _, r := range results.All() {
+			byCode[r.Code] = r
+		}
+		if r := byCode["A-1"]; r.Status != StatusOK || r.Line != 2 || r.Action != ActionCreate || (r.CorrelationID != "") != keep {
+			t.Errorf("keep %v: A-1 %+v", keep, r)
+		}
+		if r := byCode["U-1"]; r.Status != StatusFailed || r.HTTPStatus != 500 || r.Detail == "" || r.Line != 3 {
+			t.Errorf("keep %v: U-1 %+v", keep, r)
+		}
+		if r := byCode["OLD"]; r.Status != StatusOK || r.Action != ActionUnchanged {
+			t.Errorf("keep %v: OLD %+v", keep, r)
+		}
+		results.Add(Result{Line: 9, Code: "BAD", Action: ActionCreate, Status: StatusInvalid})
+		if s := Summarize(results); s.Actions[ActionCreate][StatusOK] != 1 || s.Failed != 1 || s.Invalid != 1 || results.Len() != 4 {
+			t.Errorf("keep %v: %+v", keep, s)
+		}
 	}
 }

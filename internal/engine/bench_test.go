@@ -91,8 +91,8 @@ func BenchmarkExecuteCreates(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		res := Execute(context.Background(), c, plan, ExecuteOptions{Concurrency: 4})
-		if len(res) != 20000 || res[0].Status != StatusOK || res[19999].CorrelationID == "" {
-			b.Fatal(res[0], res[19999])
+		if res.Len() != 20000 || res.At(0).Status != StatusOK || res.At(19999).Status != StatusOK {
+			b.Fatal(res.At(0), res.At(19999))
 		}
 	}
 }

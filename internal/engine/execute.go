@@ -55,6 +55,10 @@ type ExecuteOptions struct {
 	// sets it after confirmation. Deletions also wait until every other
 	// change succeeded.
 	AllowPrune bool
+	// KeepCorrelationIDs keeps the correlation id of every change done,
+	// for a report; without it a result done as planned is kept as its
+	// status alone.
+	KeepCorrelationIDs bool
 }
 
 // maxResolveRounds bounds how often creates with an unknown outcome are
@@ -64,20 +68,19 @@ const maxResolveRounds = 5
 // Execute carries out the plan and returns one result per change, in plan
 // order. A failed change does not stop the others. Deletions run last and
 // only when every other change succeeded and nothing stopped the run.
-func Execute(ctx context.Context, c *sdk.Client, plan *Plan, opts ExecuteOptions) []Result {
+func Execute(ctx context.Context, c *sdk.Client, plan *Plan, opts ExecuteOptions) *Results {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
 	}
 	if opts.PageSize <= 0 {
 		opts.PageSize = 100
 	}
-	e := &executor{c: c, opts: opts, results: make([]Result, len(plan.Changes))}
+	e := &executor{c: c, opts: opts, results: newResults(plan)}
 	var writes, deletes []int
 	for i, ch := range plan.Changes {
-		e.results[i] = Result{Line: ch.Line, Code: ch.Code, Action: ch.Action, Status: StatusSkipped}
 		switch ch.Action {
 		case ActionUnchanged:
-			e.results[i].Status = StatusOK
+			e.results.setStatus(i, StatusOK)
 		case ActionDelete:
 			deletes = append(deletes, i)
 		default:
@@ -89,9 +92,12 @@ func Execute(ctx context.Context, c *sdk.Client, plan *Plan, opts ExecuteOptions
 	if len(deletes) > 0 && opts.AllowPrune && !e.failedOrStopped() {
 		e.runAll(ctx, plan, deletes)
 	}
-	for i := range e.results {
-		if e.results[i].Status == StatusSkipped && plan.Changes[i].Action == ActionDelete && !opts.AllowPrune {
-			e.results[i].Detail = "prune not confirmed"
+	if !opts.AllowPrune {
+		for _, i := range deletes {
+			if r := e.results.At(i); r.Status == StatusSkipped {
+				r.Detail = "prune not confirmed"
+				e.results.set(i, r)
+			}
 		}
 	}
 	return e.results
@@ -102,7 +108,7 @@ type executor struct {
 	opts ExecuteOptions
 
 	mu      sync.Mutex
-	results []Result
+	results *Results
 	// unknown holds the plan indexes of creates whose outcome is unknown
 	// or that were refused, perhaps as existing; refused holds the
 	// refusals, to be reported if the element is absent after all.
@@ -125,7 +131,7 @@ func (e *executor) failedOrStopped() bool {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, r := range e.results {
+	for _, r := range e.results.All() {
 		if r.Status == StatusFailed || (r.Status == StatusSkipped && r.Action != ActionDelete) {
 			return true
 		}
@@ -209,17 +215,21 @@ func (e *executor) create(ctx context.Context, r *Record) (*sdk.Acknowledgement,
 
 func (e *executor) finish(i int, ack *sdk.Acknowledgement, err error, note string) {
 	e.mu.Lock()
-	r := &e.results[i]
-	r.Note = note
+	res := e.results.At(i)
+	res.Note = note
 	if err != nil {
-		fillFailure(r, err)
+		fillFailure(&res, err)
 	} else {
-		r.Status, r.Detail = StatusOK, ""
+		res.Status, res.Detail = StatusOK, ""
 		if ack != nil {
-			r.CorrelationID = ack.CorrelationID
+			res.CorrelationID = ack.CorrelationID
 		}
 	}
-	res := *r
+	kept := res
+	if res.Status == StatusOK && !e.opts.KeepCorrelationIDs {
+		kept.CorrelationID = ""
+	}
+	e.results.set(i, kept)
 	e.mu.Unlock()
 	if e.opts.OnResult != nil {
 		e.opts.OnResult(res)

@@ -30,9 +30,9 @@ type Summary struct {
 }
 
 // Summarize counts results.
-func Summarize(results []Result) Summary {
+func Summarize(results *Results) Summary {
 	s := Summary{Actions: map[Action]map[Status]int{}}
-	for _, r := range results {
+	for _, r := range results.All() {
 		if r.Line > 0 {
 			s.Records++
 		}
@@ -83,9 +83,9 @@ func (s Summary) String() string {
 
 // WriteReport writes one JSON line per result, then one line holding the
 // summary: {"summary": {...}}.
-func WriteReport(w io.Writer, results []Result, s Summary) error {
+func WriteReport(w io.Writer, results *Results, s Summary) error {
 	enc := json.NewEncoder(w)
-	for _, r := range results {
+	for _, r := range results.All() {
 		if err := enc.Encode(r); err != nil {
 			return err
 		}

@@ -101,9 +101,9 @@ func (s *StateFile) Begin(plan *Plan) {
 // Finish records what was done: an element changed as planned holds the
 // plan's after; a failed or skipped change leaves no entry, so that the
 // next run reads it.
-func (s *StateFile) Finish(plan *Plan, results []Result) {
+func (s *StateFile) Finish(plan *Plan, results *Results) {
 	for i, ch := range plan.Changes {
-		if i >= len(results) || results[i].Status != StatusOK {
+		if i >= results.Len() || results.At(i).Status != StatusOK {
 			delete(s.Elements, ch.Code)
 			continue
 		}

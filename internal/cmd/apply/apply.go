@@ -268,6 +268,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	results := engine.Execute(ctx, c, plan, engine.ExecuteOptions{
 		Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages, Stop: o.Stop, AllowPrune: allowPrune,
+		KeepCorrelationIDs: o.Report != "",
 		OnResult: func(r engine.Result) {
 			done.Add(1)
 			if bar != nil {
@@ -283,7 +284,7 @@ func Run(ctx context.Context, o *Options) error {
 		_ = bar.Finish()
 	}
 	for _, r := range parsed.Invalid {
-		results = append(results, engine.Result{Line: r.Line, Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid, Detail: "left out: invalid"})
+		results.Add(engine.Result{Line: r.Line, Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid, Detail: "left out: invalid"})
 	}
 	if state != nil {
 		state.Finish(plan, results)
@@ -298,7 +299,7 @@ func Run(ctx context.Context, o *Options) error {
 	// confirmation is not left work) or the second signal cut requests
 	// short; an interruption after the last change leaves none.
 	left := ctx.Err() != nil
-	for _, r := range results {
+	for _, r := range results.All() {
 		left = left || (r.Status == engine.StatusSkipped && !(r.Action == engine.ActionDelete && !allowPrune))
 	}
 	select {
@@ -309,7 +310,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	default:
 	}
-	for _, r := range results {
+	for _, r := range results.All() {
 		if r.Status == engine.StatusFailed {
 			fmt.Fprintf(o.IO.ErrOut, "line %d (code %q): %s failed: %s\n", r.Line, r.Code, r.Action, output.Escape(r.Detail))
 		}
@@ -324,9 +325,9 @@ func Run(ctx context.Context, o *Options) error {
 	case sum.Interrupted:
 		return fmt.Errorf("%w: run the same command again to finish", o.interrupted())
 	case sum.Failed > 0:
-		return &cmdutil.PartialError{Failed: sum.Failed, Total: len(results)}
+		return &cmdutil.PartialError{Failed: sum.Failed, Total: results.Len()}
 	case sum.Invalid > 0:
-		return &cmdutil.PartialError{Failed: sum.Invalid, Total: len(results)}
+		return &cmdutil.PartialError{Failed: sum.Invalid, Total: results.Len()}
 	}
 	return nil
 }
@@ -622,7 +623,7 @@ func progress(o *Options, total int, done, failed *atomic.Int64, stop <-chan str
 	}
 }
 
-func writeReport(path string, results []engine.Result, sum engine.Summary) error {
+func writeReport(path string, results *engine.Results, sum engine.Summary) error {
 	file, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
