@@ -243,39 +243,36 @@ func TestXLSXHostile(t *testing.T) {
 			t.Fatal(got)
 		}
 	})
-	t.Run("shared string out of range", func(t *testing.T) {
-		data := rezip(t, streamedShared(t), func(name string, body []byte) []byte {
-			if name == "xl/worksheets/sheet1.xml" {
-				return bytes.Replace(body, []byte(`<v>2</v>`), []byte(`<v>99</v>`), 1)
-			}
-			return body
-		})
-		// excelize would read the cell as empty.
-		file := parseXLSX(t, data, ReadOptions{})
-		got := problems(file)
-		if !strings.Contains(got, "WBS!A2: refers to shared string 99, but the workbook holds 3: the file is damaged") || len(file.Records) != 0 {
-			t.Fatal(got)
-		}
+	// excelize would read such a cell as empty: in a description, that
+	// would clear it on the platform.
+	withDescription := workbook(t, "WBS", func(f *excelize.File, sheet string) {
+		f.SetCellValue(sheet, "A1", "wbsElementCode")
+		f.SetCellValue(sheet, "B1", "description")
+		f.SetCellValue(sheet, "A2", "X-1")
+		f.SetCellValue(sheet, "B2", "Site")
 	})
-	t.Run("shared string out of range in a description", func(t *testing.T) {
-		// Read as empty, the description would be cleared on the platform.
-		data := rezip(t, workbook(t, "WBS", func(f *excelize.File, sheet string) {
-			f.SetCellValue(sheet, "A1", "wbsElementCode")
-			f.SetCellValue(sheet, "B1", "description")
-			f.SetCellValue(sheet, "A2", "X-1")
-			f.SetCellValue(sheet, "B2", "Site")
-		}), func(name string, body []byte) []byte {
-			if name == "xl/worksheets/sheet1.xml" {
-				return bytes.Replace(body, []byte(`<v>3</v>`), []byte(`<v>4</v>`), 1)
+	for _, tt := range []struct {
+		name     string
+		data     []byte
+		from, to string
+		want     string
+	}{
+		{"shared string out of range", streamedShared(t), `<v>2</v>`, `<v>99</v>`, "WBS!A2: refers to shared string 99, but the workbook holds 3: the file is damaged"},
+		{"shared string out of range in a description", withDescription, `<v>3</v>`, `<v>4</v>`, "WBS!B2: refers to shared string 4, but the workbook holds 4"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := rezip(t, tt.data, func(name string, body []byte) []byte {
+				if name == "xl/worksheets/sheet1.xml" {
+					return bytes.Replace(body, []byte(tt.from), []byte(tt.to), 1)
+				}
+				return body
+			})
+			file := parseXLSX(t, data, ReadOptions{})
+			if got := problems(file); !strings.Contains(got, tt.want) || len(file.Records) != 0 {
+				t.Fatal(got)
 			}
-			return body
 		})
-		file := parseXLSX(t, data, ReadOptions{})
-		got := problems(file)
-		if !strings.Contains(got, "WBS!B2: refers to shared string 4, but the workbook holds 4") || len(file.Records) != 0 {
-			t.Fatal(got)
-		}
-	})
+	}
 }
 
 // withPart adds to a workbook a part holding body compressed, whose
@@ -286,6 +283,21 @@ func withPart(t *testing.T, data []byte, name string, size uint64, body []byte) 
 	fw, _ := flate.NewWriter(&deflated, flate.BestCompression)
 	fw.Write(body)
 	fw.Close()
+	return copyZip(t, data, func(zw *zip.Writer, f *zip.File) error { return zw.Copy(f) }, func(zw *zip.Writer) error {
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(body),
+			CompressedSize64: uint64(deflated.Len()), UncompressedSize64: size})
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(deflated.Bytes())
+		return err
+	})
+}
+
+// copyZip copies a workbook: part writes each of its parts to the copy,
+// then more adds what it will.
+func copyZip(t testing.TB, data []byte, part func(zw *zip.Writer, f *zip.File) error, more func(zw *zip.Writer) error) []byte {
+	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -293,16 +305,13 @@ func withPart(t *testing.T, data []byte, name string, size uint64, body []byte) 
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, f := range zr.File {
-		if err := zw.Copy(f); err != nil {
+		if err := part(zw, f); err != nil {
 			t.Fatal(err)
 		}
 	}
-	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(body),
-		CompressedSize64: uint64(deflated.Len()), UncompressedSize64: size})
-	if err != nil {
+	if err := more(zw); err != nil {
 		t.Fatal(err)
 	}
-	w.Write(deflated.Bytes())
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -333,23 +342,23 @@ func rezipNamed(t testing.TB, data []byte, rename func(name string) string) []by
 
 func rezipWith(t testing.TB, data []byte, rename func(string) string, change func(name string, body []byte) []byte) []byte {
 	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range zr.File {
-		rc, _ := f.Open()
-		body, _ := io.ReadAll(rc)
+	return copyZip(t, data, func(zw *zip.Writer, f *zip.File) error {
+		rc, err := f.Open()
+		if err != nil {
+			return err
+		}
+		body, err := io.ReadAll(rc)
 		rc.Close()
-		w, _ := zw.Create(rename(f.Name))
-		w.Write(change(f.Name, body))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+		if err != nil {
+			return err
+		}
+		w, err := zw.Create(rename(f.Name))
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(change(f.Name, body))
+		return err
+	}, func(*zip.Writer) error { return nil })
 }
 
 // sheetXML is a sheet part of the given rows' XML.
