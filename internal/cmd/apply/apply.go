@@ -342,6 +342,8 @@ func (o *Options) check() error {
 		return usage("-f and --plan cannot be used together: a saved plan carries its steps")
 	case o.Plan != "" && (o.Prune || o.SkipInvalid || o.Out != ""):
 		return usage("--plan carries out a saved plan as it is: --prune, --skip-invalid and --out belong to making it")
+	case o.Plan != "" && (o.Format != "" || o.Sheet != "" || o.Delimiter != "" || o.Encoding != ""):
+		return usage("--plan carries out a saved plan as it is: --format, --sheet, --delimiter and --encoding read the file it was made from")
 	case o.Out != "" && !o.DryRun:
 		return usage("--out saves the plan of a --dry-run: give both")
 	case o.DetailedExitcode && !o.DryRun:

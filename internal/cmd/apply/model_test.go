@@ -2,6 +2,7 @@ package apply_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -27,6 +28,10 @@ import (
 	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
+	"github.com/xuri/excelize/v2"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 	"gopkg.in/yaml.v3"
 	"pgregory.net/rapid"
 )
@@ -167,9 +172,21 @@ func (r record) applyTo(before *element) element {
 
 // file is a generated file: its records and where it is.
 type file struct {
-	path    string
-	format  string
+	path   string
+	format string
+	// kind is how a table (format csv) is written: "" comma-separated
+	// UTF-8, or as ERP users have it: "xlsx", "windows-1252" (';',
+	// read with --encoding), "utf-16" (Excel's Unicode text: TAB, a BOM).
+	kind    string
 	records []record
+}
+
+// readArgs are the flags apply needs to read f.
+func (f *file) readArgs() []string {
+	if f.kind == "windows-1252" {
+		return []string{"--encoding", "windows-1252"}
+	}
+	return nil
 }
 
 func (f *file) valid() []record {
@@ -343,6 +360,9 @@ func (m *model) writeFile(rt *rapid.T) {
 	// record by record.
 	descCol, activeCol, orgsCol := rapid.Bool().Draw(rt, "description column"), rapid.Bool().Draw(rt, "isActive column"), rapid.Bool().Draw(rt, "links column")
 	f := &file{format: format}
+	if format == "csv" {
+		f.kind = rapid.SampledFrom([]string{"", "xlsx", "windows-1252", "utf-16"}).Draw(rt, "kind")
+	}
 	for _, code := range codes {
 		r := record{code: code}
 		stated := func(col bool, name string) bool {
@@ -379,7 +399,8 @@ func (m *model) writeFile(rt *rapid.T) {
 		f.records = append(f.records, r)
 	}
 	m.nextFile++
-	f.path = filepath.Join(m.dir, fmt.Sprintf("file-%d.%s", m.nextFile, format))
+	ext := map[string]string{"xlsx": "xlsx", "utf-16": "txt"}[f.kind]
+	f.path = filepath.Join(m.dir, fmt.Sprintf("file-%d.%s", m.nextFile, cmp.Or(ext, format)))
 	if err := os.WriteFile(f.path, encodeFile(rt, f, descCol, activeCol, orgsCol), 0o600); err != nil {
 		rt.Fatal(err)
 	}
@@ -389,7 +410,8 @@ func (m *model) writeFile(rt *rapid.T) {
 func encodeFile(rt *rapid.T, f *file, descCol, activeCol, orgsCol bool) []byte {
 	var b bytes.Buffer
 	if f.format == "csv" {
-		w := csv.NewWriter(&b)
+		var rows [][]string
+		w := &rowWriter{rows: &rows}
 		header := []string{"wbsElementCode"}
 		for _, c := range []struct {
 			on   bool
@@ -420,8 +442,7 @@ func encodeFile(rt *rapid.T, f *file, descCol, activeCol, orgsCol bool) []byte {
 			}
 			w.Write(row)
 		}
-		w.Flush()
-		return b.Bytes()
+		return encodeTable(rt, f.kind, rows)
 	}
 	var docs []map[string]any
 	for _, r := range f.records {
@@ -454,6 +475,62 @@ func encodeFile(rt *rapid.T, f *file, descCol, activeCol, orgsCol bool) []byte {
 		return b.Bytes()
 	}
 	out, err := yaml.Marshal(docs)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	return out
+}
+
+// rowWriter collects the rows of a table.
+type rowWriter struct{ rows *[][]string }
+
+func (w *rowWriter) Write(row []string) { *w.rows = append(*w.rows, row) }
+
+// encodeTable writes rows as a file of kind (see file.kind).
+func encodeTable(rt *rapid.T, kind string, rows [][]string) []byte {
+	if kind == "xlsx" {
+		wb := excelize.NewFile()
+		defer wb.Close()
+		for i, row := range rows {
+			for j, cell := range row {
+				name, _ := excelize.CoordinatesToCellName(j+1, i+1)
+				var err error
+				switch {
+				case cell == "":
+					continue // an empty cell, as a spreadsheet leaves it
+				case i > 0 && (cell == "true" || cell == "false") && rows[0][j] == "isActive":
+					err = wb.SetCellBool("Sheet1", name, cell == "true")
+				default:
+					err = wb.SetCellStr("Sheet1", name, cell)
+				}
+				if err != nil {
+					rt.Fatal(err)
+				}
+			}
+		}
+		var b bytes.Buffer
+		if err := wb.Write(&b); err != nil {
+			rt.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Comma = map[string]rune{"windows-1252": ';', "utf-16": '\t'}[kind]
+	if w.Comma == 0 {
+		w.Comma = ','
+	}
+	w.WriteAll(rows)
+	var enc encoding.Encoding
+	switch kind {
+	case "windows-1252":
+		enc = charmap.Windows1252
+	case "utf-16":
+		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+	default:
+		return b.Bytes()
+	}
+	out, err := enc.NewEncoder().Bytes(b.Bytes())
 	if err != nil {
 		rt.Fatal(err)
 	}
@@ -733,7 +810,7 @@ func (m *model) apply(rt *rapid.T) {
 	}
 	f := m.file
 	fl := drawFlags(rt)
-	args := fl.args(f.path, m.state)
+	args := append(fl.args(f.path, m.state), f.readArgs()...)
 	var keep map[string]bool
 	if fl.state && !fl.refresh {
 		keep = m.trusted(rt, f)
@@ -869,7 +946,7 @@ func (m *model) savePlan(rt *rapid.T) {
 	fl := drawFlags(rt)
 	fl.dryRun, fl.detailed, fl.state = true, false, false
 	path := filepath.Join(m.dir, "saved.plan")
-	args := append(fl.args(m.file.path, m.state), "--out", path)
+	args := append(append(fl.args(m.file.path, m.state), m.file.readArgs()...), "--out", path)
 	wantCode, _ := m.outcome(m.file, fl, nil)
 	m.srv.ResetStats()
 	res := m.run(context.Background(), nil, args...)
