@@ -54,11 +54,6 @@ type State struct {
 	BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations"`
 }
 
-// platformState is the state of el as listed, links not read.
-func platformState(el sdk.WBSElement) *State {
-	return &State{Description: el.Description, IsActive: el.IsActive}
-}
-
 // recordState is what the platform holds once r is applied over before
 // (nil for a create): fields the record leaves out stay as they are.
 func recordState(r *Record, before *State) *State {
@@ -170,12 +165,12 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 	var needLinks []int
 	for i := range records {
 		r := &records[i]
-		el, ok := current[r.Code]
+		listed, ok := current[r.Code]
 		if !ok {
 			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: recordState(r, nil)})
 			continue
 		}
-		ch := diffElement(r, el)
+		ch := diffElement(r, listed)
 		if known, ok := opts.Known[r.Code]; ok && r.OrganizationsSet && known.BusinessOrganizations != nil &&
 			sameListed(ch.Before, &known) && sameLinks(known.BusinessOrganizations, r.Organizations) {
 			ch.Before.BusinessOrganizations = known.BusinessOrganizations
@@ -190,6 +185,12 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 	if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
 		return nil, err
 	}
+	// An element left as it is holds one state, not two equal ones.
+	for i := range plan.Changes {
+		if ch := &plan.Changes[i]; ch.Action == ActionUnchanged && sameState(ch.Before, ch.After) {
+			ch.After = ch.Before
+		}
+	}
 	if opts.Prune {
 		var gone []string
 		for code := range current {
@@ -199,7 +200,7 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		}
 		sort.Strings(gone)
 		for _, code := range gone {
-			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, Before: platformState(current[code])})
+			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, Before: current[code]})
 		}
 	}
 	return plan, nil
@@ -210,24 +211,26 @@ func listOptions(pageSize, maxPages int) *sdk.ListOptions {
 	return &sdk.ListOptions{PageSize: pageSize, MaxPages: maxPages}
 }
 
-// readElements lists every element once, keyed by code.
-func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[string]sdk.WBSElement, error) {
-	current := map[string]sdk.WBSElement{}
+// readElements lists every element once: by code, its state as listed,
+// links not read. A plan's change takes the state as its Before.
+func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[string]*State, error) {
+	current := map[string]*State{}
 	for el, err := range c.WBSElements.All(ctx, lo) {
 		if err != nil {
 			return nil, fmt.Errorf("reading the current elements: %w", err)
 		}
-		current[el.Code] = el
+		current[el.Code] = &State{Description: el.Description, IsActive: el.IsActive}
 	}
 	return current, nil
 }
 
-// diffElement plans the update of el to r, leaving links to planLinks.
-func diffElement(r *Record, el sdk.WBSElement) Change {
-	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, Before: platformState(el)}
+// diffElement plans the update of the element listed as before to r,
+// leaving links to planLinks. The change holds before as its Before.
+func diffElement(r *Record, before *State) Change {
+	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, Before: before}
 	ch.After = recordState(r, ch.Before)
 	upd := &sdk.UpdateWBSElementRequest{}
-	if r.Description != nil && *r.Description != deref(el.Description) {
+	if r.Description != nil && *r.Description != deref(before.Description) {
 		ch.Fields = append(ch.Fields, "description")
 		if *r.Description == "" {
 			upd.Description = sdk.Null[string]()
@@ -235,7 +238,7 @@ func diffElement(r *Record, el sdk.WBSElement) Change {
 			upd.Description = sdk.Set(*r.Description)
 		}
 	}
-	if r.IsActive != nil && *r.IsActive != el.IsActive {
+	if r.IsActive != nil && *r.IsActive != before.IsActive {
 		ch.Fields = append(ch.Fields, "isActive")
 		upd.IsActive = sdk.Set(*r.IsActive)
 	}
@@ -268,7 +271,10 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 			add, remove := diffLinks(have, ch.record.Organizations)
 			setLinkChanges(ch, add, remove)
 		}
-		ch.Before.BusinessOrganizations = append([]sdk.BusinessOrganization{}, have...)
+		ch.Before.BusinessOrganizations = shareLinks(have)
+		if ch.Before.BusinessOrganizations == nil {
+			ch.Before.BusinessOrganizations = []sdk.BusinessOrganization{}
+		}
 	})
 	return first
 }

@@ -195,6 +195,9 @@ func (p *parser) check(recs []Record) {
 		p.problem(Problem{Line: 1, Message: "the file holds no records"})
 	}
 	first := make(map[string]int, len(recs))
+	for i := range recs {
+		recs[i].Organizations = shareLinks(recs[i].Organizations)
+	}
 	for _, r := range recs {
 		req := createRequest(&r)
 		if r.Description != nil {

@@ -235,7 +235,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 	var moved []string
 	var needLinks []int
 	for _, st := range sp.Steps {
-		el, exists := current[st.Code]
+		listed, exists := current[st.Code]
 		switch st.Action {
 		case ActionCreate:
 			if exists {
@@ -245,18 +245,18 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 			r := st.Record.record(st.Line)
 			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: r, After: recordState(r, nil)})
 		case ActionDelete:
-			if !exists || !sameListed(platformState(el), st.Before) {
+			if !exists || !sameListed(listed, st.Before) {
 				moved = append(moved, st.Code+" (deleted or changed)")
 				continue
 			}
-			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: st.Code, Before: platformState(el)})
+			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: st.Code, Before: listed})
 		case ActionUpdate:
-			if !exists || !sameListed(platformState(el), st.Before) {
+			if !exists || !sameListed(listed, st.Before) {
 				moved = append(moved, st.Code+" (deleted or changed)")
 				continue
 			}
 			r := st.Record.record(st.Line)
-			plan.Changes = append(plan.Changes, diffElement(r, el))
+			plan.Changes = append(plan.Changes, diffElement(r, listed))
 			if st.Before.BusinessOrganizations != nil {
 				// The plan read these links: they are read again, to
 				// be compared, whether or not the step changes them.

@@ -70,6 +70,12 @@ func parseState(b []byte) (*StateFile, error) {
 	if st.Elements == nil {
 		return nil, errors.New("no elements member")
 	}
+	for code, el := range st.Elements {
+		if len(el.BusinessOrganizations) > 0 {
+			el.BusinessOrganizations = shareLinks(el.BusinessOrganizations)
+			st.Elements[code] = el
+		}
+	}
 	return &st, nil
 }
 
