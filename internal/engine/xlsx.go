@@ -27,6 +27,11 @@ const (
 // cannot give, so that a date is told from the number it is stored as.
 const dateMarker = "\u2063wbsctl:date\u2063"
 
+// formatMarker is what a number cell reads as where excelize would show it
+// other than a spreadsheet does: with a conditional or an engineering
+// format, say.
+const formatMarker = "\u2063wbsctl:format\u2063"
+
 // sheetPlace names the cells of the sheet read.
 type sheetPlace struct {
 	name string // quoted as a reference needs it
@@ -175,21 +180,27 @@ var (
 	errNotZip         = errors.New("it is not a zip file, as a workbook is (an .xls of Excel 97-2003? Save it as .xlsx)")
 )
 
-// refuseDates reports the date cells of a row, and whether there were any.
+// refuseDates reports the date cells of a row, and the numbers whose
+// format excelize would show otherwise, and whether there were any.
 func (p *parser) refuseDates(row int, cols []string, t *table) bool {
 	found := false
 	for i, c := range cols {
-		if !strings.Contains(c, dateMarker) {
+		field := fieldNames[t.cols[i]]
+		switch {
+		case strings.Contains(c, dateMarker):
+			want := "text"
+			if t.cols[i] == "active" {
+				want = "TRUE or FALSE"
+			}
+			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Field: field,
+				Message: fmt.Sprintf("is a date, not %s: format the column as text and type the value again", want)})
+		case strings.Contains(c, formatMarker):
+			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Field: field,
+				Message: "is a number in a format wbsctl cannot show as a spreadsheet does (conditional, engineering or currency): format the column as text and type the value again"})
+		default:
 			continue
 		}
 		found = true
-		field := fieldNames[t.cols[i]]
-		want := "text"
-		if t.cols[i] == "active" {
-			want = "TRUE or FALSE"
-		}
-		p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Field: field,
-			Message: fmt.Sprintf("is a date, not %s: format the column as text and type the value again", want)})
 	}
 	return found
 }
@@ -199,10 +210,17 @@ func (p *parser) refuseDates(row int, cols []string, t *table) bool {
 func (p *parser) refuseHeaderDates(row int, cols []string) bool {
 	found := false
 	for i, c := range cols {
-		if strings.Contains(c, dateMarker) {
-			found = true
-			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Message: "a header cell is a date, not a column's name"})
+		what := ""
+		switch {
+		case strings.Contains(c, dateMarker):
+			what = "a date"
+		case strings.Contains(c, formatMarker):
+			what = "a formatted number"
+		default:
+			continue
 		}
+		found = true
+		p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Message: "a header cell is " + what + ", not a column's name"})
 	}
 	return found
 }
@@ -253,36 +271,95 @@ func markDates(wb *excelize.File) error {
 	if styles == nil || styles.CellXfs == nil {
 		return nil
 	}
-	custom := map[int]string{}
+	// A format is a date's when any of its codes is: excelize shows the
+	// first of one id, or its formatCode16, where a spreadsheet may show
+	// another.
+	type format struct{ date, unshown bool }
+	custom := map[int]format{}
 	if styles.NumFmts != nil {
 		for _, f := range styles.NumFmts.NumFmt {
-			custom[f.NumFmtID] = f.FormatCode
+			had, dup := custom[f.NumFmtID]
+			custom[f.NumFmtID] = format{
+				date:    had.date || isDateFormat(f.FormatCode) || isDateFormat(f.FormatCode16),
+				unshown: had.unshown || dup || unshownFormat(f.FormatCode) || unshownFormat(f.FormatCode16),
+			}
 		}
 	}
-	var dates []int
+	var dates, unshown []int
 	for i, xf := range styles.CellXfs.Xf {
 		if xf.NumFmtID == nil {
 			continue
 		}
 		id := *xf.NumFmtID
-		code, ok := custom[id]
-		if ok && isDateFormat(code) || !ok && isBuiltInDate(id) {
+		f, ok := custom[id]
+		switch {
+		case ok && f.date || !ok && isBuiltInDate(id):
 			dates = append(dates, i)
+		case ok && f.unshown || !ok && (id >= 5 && id <= 8 || id == 48):
+			unshown = append(unshown, i)
 		}
 	}
-	if len(dates) == 0 {
-		return nil
-	}
-	marker := `"` + dateMarker + `"`
-	idx, err := wb.NewStyle(&excelize.Style{CustomNumFmt: &marker})
-	if err != nil {
-		return err
-	}
-	markerFmt := *styles.CellXfs.Xf[idx].NumFmtID
-	for _, i := range dates {
-		styles.CellXfs.Xf[i].NumFmtID = &markerFmt
+	for _, marked := range []struct {
+		xfs    []int
+		marker string
+	}{{dates, dateMarker}, {unshown, formatMarker}} {
+		if len(marked.xfs) == 0 {
+			continue
+		}
+		code := `"` + marked.marker + `"`
+		idx, err := wb.NewStyle(&excelize.Style{CustomNumFmt: &code})
+		if err != nil {
+			return err
+		}
+		id := *styles.CellXfs.Xf[idx].NumFmtID
+		for _, i := range marked.xfs {
+			styles.CellXfs.Xf[i].NumFmtID = &id
+		}
 	}
 	return nil
+}
+
+// unshownFormat reports whether excelize shows a number in the format
+// code other than a spreadsheet does: a condition ("[<0]0;0.0"), a
+// scientific format other than the plain 0.00E+00 ("##0.0E+0", which a
+// spreadsheet shows as engineering notation), a decimal point that nothing
+// follows ("0.").
+func unshownFormat(code string) bool {
+	var plain strings.Builder // the first section, quotes, brackets and escapes left out
+	quoted := false
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case quoted:
+			quoted = c != '"'
+		case c == '"':
+			quoted = true
+		case c == '\\' || c == '_' || c == '*':
+			i++
+		case c == '[' && i+1 < len(code) && strings.IndexByte("<>=", code[i+1]) >= 0:
+			return true
+		case c == '[':
+			// A color or a locale: [Red], [$-407].
+			if end := strings.IndexByte(code[i:], ']'); end >= 0 {
+				i += end
+			}
+		case c == ';':
+			i = len(code)
+		default:
+			plain.WriteByte(c)
+		}
+	}
+	first := strings.ToUpper(plain.String())
+	if e := strings.IndexByte(first, 'E'); e >= 0 && !strings.HasPrefix(first, "GENERAL") {
+		mantissa := first[:e]
+		if strings.Trim(mantissa, "0.") != "" || !strings.HasPrefix(mantissa, "0") {
+			return true
+		}
+	}
+	if dot := strings.LastIndexByte(first, '.'); dot >= 0 && strings.TrimRight(first[dot+1:], "%) ") == "" && strings.ContainsAny(first[:dot], "0#?") {
+		return true
+	}
+	return false
 }
 
 // isBuiltInDate reports whether the built-in number format id is a date or

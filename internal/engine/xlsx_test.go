@@ -408,6 +408,24 @@ func TestXLSXCellsReadOtherwiseAreRefused(t *testing.T) {
 			"WBS!A2: comes after a cell right of it, or of the same column, in its row: the file is damaged"},
 		{"a row given twice", inline(2, "X-1", "Site") + inline(2, "X-2", "Other"),
 			"WBS!A2: row 2 comes after row 2: the file is damaged"},
+		{"a formula's value empty", `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2"><f>A2&amp;"x"</f><v/></c></row>`,
+			"WBS!B2: holds a formula whose value was never calculated"},
+		{"a formula's value inside an inline string", `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2"><f>1+1</f><is><v>2</v></is></c></row>`,
+			"WBS!B2: holds a formula whose value was never calculated"},
+		{"a number with spaces", `<row r="2"><c r="A2"><v> 4242 </v></c></row>`,
+			`WBS!A2: holds " 4242 ", which a spreadsheet does not show as a number`},
+		{"a negative zero", `<row r="2"><c r="A2"><v>-0</v></c></row>`, `WBS!A2: holds "-0"`},
+		{"not a number", `<row r="2"><c r="A2" t="n"><v>NaN</v></c></row>`, `WBS!A2: holds "NaN"`},
+		{"a boolean neither 0 nor 1", `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2" t="b"><v>2</v></c></row>`,
+			`WBS!B2: holds "2", which is not a boolean (0 or 1)`},
+		{"a type no spreadsheet writes", `<row r="2"><c r="A2" t="E"><v>#REF!</v></c></row>`, `WBS!A2: has the type "E"`},
+		{"a type given twice", `<row r="2"><c r="A2" t="inlineStr" t="e"><is><t>#REF!</t></is></c></row>`,
+			"WBS!A2: a c element gives an attribute twice"},
+		{"a cell named in another row", `<row r="2"><c r="A9" t="inlineStr"><is><t>X-1</t></is></c></row>`,
+			"WBS!A2: is named A9 in row 2"},
+		{"a row of another namespace", `<z:row xmlns:z="urn:example" r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c></z:row>`,
+			"holds the element z:row of another namespace"},
+		{"a row past the sheet's last", inline(1048577, "X-1"), "WBS!A1048576: a row past the sheet's last"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			file := parseXLSX(t, withSheet(t, sheetXML(header+tt.row2)), ReadOptions{})
@@ -528,6 +546,101 @@ func TestXLSXMemoryBounds(t *testing.T) {
 		data := withPart(t, base, "xl/media/image1.bin", 130<<20, bytes.Repeat([]byte{0}, 130<<20))
 		if got := problems(parseXLSX(t, data, ReadOptions{})); !strings.Contains(got, "its parts held in memory unzip to more than 134217728 bytes") {
 			t.Fatal(got)
+		}
+	})
+}
+
+func TestUnshownFormats(t *testing.T) {
+	for code, want := range map[string]bool{
+		"General": false, "0": false, "0.00": false, "#,##0": false, "00000": false, "@": false,
+		`"P-"0`: false, "[Red]0.00": false, "[$-407]#,##0.00": false, "0%": false, "0.00E+00": false,
+		`0 "m."`: false, `_-* #,##0_-;-* #,##0_-;_-* "-"_-;_-@_-`: false, ";;;": false,
+		"[<0]0;0.0": true, "[>99999]0;yyyy-mm-dd": true, "[=1]0": true,
+		"##0.0E+0": true, "#E+0": true, "0.": true, "#,##0.": true,
+	} {
+		if got := unshownFormat(code); got != want {
+			t.Errorf("unshownFormat(%q) = %v, want %v", code, got, want)
+		}
+	}
+}
+
+// Where a workbook could be read two ways, by the checks and by excelize or
+// a spreadsheet, it is refused, or read as a spreadsheet reads it.
+func TestXLSXAmbiguousWorkbooksAreRefused(t *testing.T) {
+	header := inline(1, "wbsElementCode", "description")
+	bad := sheetXML(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2"><f>1+1</f></c></row>`)
+	good := sheetXML(header + inline(2, "X-1", "Site"))
+	base := withSheet(t, good)
+	change := func(name string, body []byte, parts map[string]func([]byte) []byte) []byte {
+		if f, ok := parts[name]; ok {
+			return f(body)
+		}
+		return body
+	}
+	replace := func(old, new string) func([]byte) []byte {
+		return func(b []byte) []byte { return bytes.Replace(b, []byte(old), []byte(new), 1) }
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"two parts whose names differ in case", withPart(t, rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{"xl/worksheets/sheet1.xml": func([]byte) []byte { return bad }})
+		}), "xl/worksheets/SHEET1.xml", uint64(len(good)), good), "it holds two parts named xl/worksheets/SHEET1.xml"},
+		{"two sheets of one name", rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{"xl/workbook.xml": replace(`</sheets>`, `<sheet name="wbs" sheetId="2" r:id="rId1"/></sheets>`)})
+		}), `it names two sheets "WBS" and "wbs"`},
+		{"a sheet part not named .xml", renamed(t, rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{
+				"xl/worksheets/sheet1.xml":   func([]byte) []byte { return bad },
+				"xl/_rels/workbook.xml.rels": replace("worksheets/sheet1.xml", "worksheets/sheet1.bin"),
+				"[Content_Types].xml":        replace("/xl/worksheets/sheet1.xml", "/xl/worksheets/sheet1.bin"),
+			})
+		}), map[string]string{"xl/worksheets/sheet1.xml": "xl/worksheets/sheet1.bin"}), "WBS!B2: holds a formula whose value was never calculated"},
+		{"a workbook part the package names elsewhere", renamed(t, rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{
+				"xl/worksheets/sheet1.xml": func([]byte) []byte { return bad },
+				"_rels/.rels":              replace("xl/workbook.xml", "xl/book.xml"),
+				"[Content_Types].xml":      replace("/xl/workbook.xml", "/xl/book.xml"),
+			})
+		}), map[string]string{"xl/workbook.xml": "xl/book.xml", "xl/_rels/workbook.xml.rels": "xl/_rels/book.xml.rels"}),
+			"WBS!B2: holds a formula whose value was never calculated"},
+		{"a row outside the sheet's data", rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{"xl/worksheets/sheet1.xml": replace("<sheetData>", inline(3, "X-2")+"<sheetData>")})
+		}), "a row outside the sheet's data"},
+		{"a text longer than any cell", rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{"xl/worksheets/sheet1.xml": func([]byte) []byte {
+				return sheetXML(header + inline(2, "X-1", strings.Repeat("x", maxTextRun+1)))
+			}})
+		}), "holds a text of more than 327670 bytes between two tags"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			file := parseXLSX(t, tt.data, ReadOptions{})
+			if got := problems(file); !strings.Contains(got, tt.want) || len(file.Records) != 0 {
+				t.Fatalf("got %d records and:\n%s\nwant %q", len(file.Records), got, tt.want)
+			}
+		})
+	}
+	t.Run("numbers in formats excelize shows otherwise", func(t *testing.T) {
+		for code, shown := range map[string]bool{"[<0]0;0.0": false, "##0.0E+0": false, "0.": false, "00000": true} {
+			data := workbook(t, "WBS", func(f *excelize.File, sheet string) {
+				f.SetCellValue(sheet, "A1", "wbsElementCode")
+				f.SetCellValue(sheet, "A2", 42)
+				style, err := f.NewStyle(&excelize.Style{CustomNumFmt: &code})
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.SetCellStyle(sheet, "A2", "A2", style)
+			})
+			file := parseXLSX(t, data, ReadOptions{})
+			got := problems(file)
+			if refused := strings.Contains(got, "WBS!A2: wbsElementCode: is a number in a format wbsctl cannot show"); refused == shown {
+				t.Errorf("%q: %d records and %s", code, len(file.Records), got)
+			}
+			if shown && (len(file.Records) != 1 || file.Records[0].Code != "00042") {
+				t.Errorf("%q reads %+v", code, file.Records)
+			}
 		}
 	})
 }

@@ -2,10 +2,13 @@ package engine
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -59,14 +62,37 @@ func checkZip(data []byte, sheet string) error {
 		return errNotZip
 	}
 	var total, inMemory uint64
-	held := 0
-	sheets := map[string]sheetFacts{} // by part
-	var workbook, rels []byte
+	// excelize reads a part by its name with '/' for '\'; two names that
+	// differ only in case would be two parts to it and one to checks that
+	// ignore case, as a spreadsheet does.
+	byName := map[string]*zip.File{}
 	for _, f := range zr.File {
 		if total += f.UncompressedSize64; total > maxWorkbookBytes {
 			return errUnzipsTooLarge
 		}
-		// excelize reads a part by its name with '/' for '\'.
+		name := strings.ToLower(strings.ReplaceAll(f.Name, `\`, "/"))
+		if byName[name] != nil {
+			return fmt.Errorf("it holds two parts named %s: the file is damaged", f.Name)
+		}
+		byName[name] = f
+	}
+	// The workbook part is where the package's relationships say, as
+	// excelize and a spreadsheet find it.
+	wbPart := "xl/workbook.xml"
+	if f := byName["_rels/.rels"]; f != nil {
+		b, err := readPart(f)
+		if err != nil {
+			return err
+		}
+		if target := officeDocument(b); target != "" {
+			wbPart = target
+		}
+	}
+	relsPart := path.Join(path.Dir(wbPart), "_rels", path.Base(wbPart)+".rels")
+	held := 0
+	sheets := map[string]sheetFacts{} // by part
+	var workbook, rels []byte
+	for _, f := range zr.File {
 		name := strings.ReplaceAll(f.Name, `\`, "/")
 		rc, err := f.Open()
 		if err != nil {
@@ -74,23 +100,31 @@ func checkZip(data []byte, sheet string) error {
 		}
 		counted := &countingReader{r: rc}
 		var facts sheetFacts
-		switch {
-		case strings.EqualFold(name, sharedStringsPart):
-			held = countElements(counted, "si")
-		case strings.EqualFold(name, "xl/workbook.xml"):
+		switch lower := strings.ToLower(name); lower {
+		case strings.ToLower(sharedStringsPart):
+			held, err = countElements(counted, "si")
+		case wbPart:
 			workbook, err = io.ReadAll(io.LimitReader(counted, workbookPartInMemory))
-		case strings.EqualFold(name, "xl/_rels/workbook.xml.rels"):
+		case relsPart:
 			rels, err = io.ReadAll(io.LimitReader(counted, workbookPartInMemory))
-		case strings.HasSuffix(strings.ToLower(name), ".xml"):
-			facts = scanSheet(counted)
-			if facts.sheet {
-				sheets[strings.ToLower(name)] = facts
+		default:
+			// Any XML part may be a sheet, whatever its name ends with.
+			buffered := bufio.NewReader(counted)
+			if !looksLikeXML(buffered) {
+				break
 			}
+			if facts = scanSheet(buffered); facts.sheet {
+				sheets[lower] = facts
+			}
+			err = facts.err
 		}
 		if err == nil {
 			_, err = io.Copy(io.Discard, counted)
 		}
 		rc.Close()
+		if errors.Is(err, errTextTooLong) {
+			return fmt.Errorf("the part %s %w", f.Name, err)
+		}
 		if err != nil {
 			return fmt.Errorf("the part %s does not hold what it says: %w", f.Name, err)
 		}
@@ -104,7 +138,14 @@ func checkZip(data []byte, sheet string) error {
 			return fmt.Errorf("the part %s holds more than %d XML elements", f.Name, maxPartElements)
 		}
 	}
-	order := sheetParts(workbook, rels)
+	order := sheetParts(workbook, rels, path.Dir(wbPart))
+	for i, s := range order {
+		for _, t := range order[:i] {
+			if strings.EqualFold(s.name, t.name) {
+				return fmt.Errorf("it names two sheets %q and %q, which a spreadsheet does not tell apart: the file is damaged", t.name, s.name)
+			}
+		}
+	}
 	for _, s := range order {
 		if sheet == "" || strings.EqualFold(s.name, sheet) {
 			if facts, ok := sheets[s.part]; ok {
@@ -134,6 +175,50 @@ func checkZip(data []byte, sheet string) error {
 	return nil
 }
 
+// looksLikeXML reports whether the part read by r may be XML: after any
+// byte order mark and white space, the first byte is a tag's. A sheet's
+// is, an image's is not.
+func looksLikeXML(r *bufio.Reader) bool {
+	head, _ := r.Peek(512)
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	head = bytes.TrimLeft(head, " \t\r\n")
+	return len(head) == 0 || head[0] == '<'
+}
+
+// readPart reads a small part whole.
+func readPart(f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("the part %s: %w", f.Name, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, workbookPartInMemory))
+	if err != nil {
+		return nil, fmt.Errorf("the part %s does not hold what it says: %w", f.Name, err)
+	}
+	return b, nil
+}
+
+// officeDocument is the part the package relationships rels name as the
+// workbook, lower case, or "".
+func officeDocument(rels []byte) string {
+	var rs struct {
+		Rel []struct {
+			Type   string `xml:"Type,attr"`
+			Target string `xml:"Target,attr"`
+		} `xml:"Relationship"`
+	}
+	if xml.Unmarshal(rels, &rs) != nil {
+		return ""
+	}
+	for _, r := range rs.Rel {
+		if strings.HasSuffix(r.Type, "/officeDocument") {
+			return strings.ToLower(strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(r.Target, `\`, "/")), "/"))
+		}
+	}
+	return ""
+}
+
 type countingReader struct {
 	r io.Reader
 	n uint64
@@ -146,14 +231,16 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // countElements counts the elements named local of an XML part. XML it
-// cannot read counts as far as it could: excelize judges it.
-func countElements(r io.Reader, local string) int {
+// cannot read counts as far as it could: excelize judges it. The error is
+// errTextTooLong, or nil.
+func countElements(r io.Reader, local string) (int, error) {
 	n := 0
-	d := xml.NewDecoder(r)
+	bounded := &textBound{r: r}
+	d := xml.NewDecoder(bounded)
 	for {
 		tok, err := d.RawToken()
 		if err != nil {
-			return n
+			return n, bounded.err
 		}
 		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == local {
 			n++
@@ -170,40 +257,72 @@ type sheetFacts struct {
 	highest     int
 	highestCell string
 	fault       *cellFault // the first cell excelize would misread
+	err         error      // errTextTooLong, or nil
 }
+
+// The bounds of a sheet, as a spreadsheet has them.
+const (
+	maxSheetRows = 1 << 20
+	maxSheetCols = 1 << 14
+)
 
 // scanSheet reads the cells of a sheet part, or counts the elements of
 // another part. XML it cannot read is read as far as it could: excelize
-// judges it.
+// judges it. What excelize would read other than a spreadsheet shows it
+// is a fault: a row outside the sheet's data or in another namespace
+// (excelize reads every row element of the part), a value a cell's type
+// cannot hold, an attribute given twice.
 func scanSheet(r io.Reader) sheetFacts {
 	facts := sheetFacts{highest: -1}
-	d := xml.NewDecoder(r)
+	bounded := &textBound{r: r}
+	d := xml.NewDecoder(bounded)
 	var (
-		inSheetData, inValue bool
-		row, col             int // of the row and cell being read, from 1
-		ref, typ             string
-		formula, valued      bool
-		value                []byte
+		root, inSheetData bool
+		prefix            string // of the part's own elements
+		depth, cellDepth  int    // of the element read, of the cell
+		inValue           bool
+		row, col          int // of the row and cell being read, from 1
+		ref, typ          string
+		formula, valued   bool
+		value             []byte
 	)
 	// fault notes the first cell misread: the one being read.
 	fault := func(msg string) {
 		if facts.fault == nil {
-			name, _ := excelize.CoordinatesToCellName(max(col, 1), max(row, 1))
+			name, _ := excelize.CoordinatesToCellName(min(max(col, 1), maxSheetCols), min(max(row, 1), maxSheetRows))
 			facts.fault = &cellFault{cell: name, msg: msg}
 		}
 	}
 	for {
+		if facts.fault != nil && facts.sheet {
+			return facts // the first fault is what is reported
+		}
 		tok, err := d.RawToken()
 		if err != nil {
+			facts.err = bounded.err
 			return facts
 		}
 		switch el := tok.(type) {
 		case xml.StartElement:
 			facts.elements++
-			switch local := el.Name.Local; {
+			depth++
+			if !root {
+				root, prefix = true, el.Name.Space
+			}
+			local := el.Name.Local
+			if inSheetData && el.Name.Space != prefix {
+				fault(fmt.Sprintf("holds the element %s:%s of another namespace, which a spreadsheet leaves out: the file is damaged", el.Name.Space, local))
+			}
+			if (local == "row" || local == "c") && repeatedAttr(el) {
+				fault(fmt.Sprintf("a %s element gives an attribute twice: the file is damaged", local))
+			}
+			switch {
 			case local == "sheetData":
 				inSheetData, facts.sheet = true, true
 			case !inSheetData:
+				if local == "row" {
+					fault("a row outside the sheet's data, which a spreadsheet leaves out: the file is damaged")
+				}
 			case local == "row":
 				next := row + 1
 				if r, err := strconv.Atoi(attr(el, "r")); err == nil {
@@ -213,48 +332,40 @@ func scanSheet(r io.Reader) sheetFacts {
 					facts.fault = &cellFault{cell: fmt.Sprintf("A%d", next), msg: fmt.Sprintf("row %d comes after row %d: the file is damaged", next, row)}
 				}
 				row, col = next, 0
+				if row > maxSheetRows {
+					fault(fmt.Sprintf("a row past the sheet's last, %d: the file is damaged", maxSheetRows))
+				}
 			case local == "c":
-				ref, typ = attr(el, "r"), attr(el, "t")
+				ref, typ, cellDepth = attr(el, "r"), attr(el, "t"), depth
 				formula, valued, value = false, false, value[:0]
 				next := col + 1
 				if ref != "" {
-					if c, _, err := excelize.CellNameToCoordinates(ref); err == nil {
+					if c, r, err := excelize.CellNameToCoordinates(ref); err == nil {
 						next = c
+						if r != row {
+							fault(fmt.Sprintf("is named %s in row %d: the file is damaged", ref, row))
+						}
 					}
 				}
 				if next <= col {
 					fault("comes after a cell right of it, or of the same column, in its row: the file is damaged")
 				}
 				col = next
-			case local == "f":
+			case depth == cellDepth+1 && local == "f":
 				formula = true
-			case local == "v":
+			case depth == cellDepth+1 && local == "v":
 				inValue, valued = true, true
 			}
 		case xml.EndElement:
+			depth--
 			switch el.Name.Local {
 			case "sheetData":
 				inSheetData = false
 			case "v":
 				inValue = false
 			case "c":
-				if !inSheetData {
-					continue
-				}
-				switch {
-				case typ == "s":
-					i, err := strconv.Atoi(strings.TrimSpace(string(value)))
-					if err != nil || i < 0 {
-						fault(fmt.Sprintf("refers to shared string %q: the file is damaged", value))
-					} else if i > facts.highest {
-						facts.highest, facts.highestCell = i, ref
-					}
-				case typ == "e":
-					fault(fmt.Sprintf("holds the error %s of a formula", value))
-				case typ == "d":
-					fault(fmt.Sprintf("is a date (%s), not text: format the column as text and type the value again", value))
-				case formula && !valued:
-					fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
+				if inSheetData && depth == cellDepth-1 {
+					checkValue(typ, formula, valued, value, fault, &facts, ref)
 				}
 			}
 		case xml.CharData:
@@ -263,6 +374,96 @@ func scanSheet(r io.Reader) sheetFacts {
 			}
 		}
 	}
+}
+
+// checkValue faults a cell whose value excelize would read other than a
+// spreadsheet shows it, and notes the shared strings it refers to.
+func checkValue(typ string, formula, valued bool, value []byte, fault func(string), facts *sheetFacts, ref string) {
+	switch typ {
+	case "", "n":
+		if !valued {
+			if formula {
+				fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
+			}
+			return
+		}
+		f, err := strconv.ParseFloat(string(value), 64)
+		switch {
+		case formula && len(value) == 0:
+			fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
+		case len(value) == 0:
+			// Empty, as a spreadsheet shows it.
+		case err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f == 0 && math.Signbit(f):
+			fault(fmt.Sprintf("holds %q, which a spreadsheet does not show as a number: the file is damaged", value))
+		}
+	case "s":
+		i, err := strconv.Atoi(strings.TrimSpace(string(value)))
+		if err != nil || i < 0 {
+			fault(fmt.Sprintf("refers to shared string %q: the file is damaged", value))
+		} else if i > facts.highest {
+			facts.highest, facts.highestCell = i, ref
+		}
+	case "b":
+		if v := string(value); valued && v != "0" && v != "1" {
+			fault(fmt.Sprintf("holds %q, which is not a boolean (0 or 1): the file is damaged", value))
+		} else if !valued && formula {
+			fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
+		}
+	case "e":
+		fault(fmt.Sprintf("holds the error %s of a formula", value))
+	case "d":
+		fault(fmt.Sprintf("is a date (%s), not text: format the column as text and type the value again", value))
+	case "str", "inlineStr":
+		if formula && !valued {
+			fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
+		}
+	default:
+		fault(fmt.Sprintf("has the type %q, which no spreadsheet writes: the file is damaged", typ))
+	}
+}
+
+// repeatedAttr reports whether el gives an attribute twice.
+func repeatedAttr(el xml.StartElement) bool {
+	for i, a := range el.Attr {
+		for _, b := range el.Attr[:i] {
+			if a.Name == b.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxTextRun bounds the text between two XML tags of a part: a cell holds
+// at most 32,767 characters, which take at most 10 bytes each as a
+// character reference.
+const maxTextRun = 32767 * 10
+
+// errTextTooLong is a part with a text longer than any cell holds.
+var errTextTooLong = fmt.Errorf("holds a text of more than %d bytes between two tags, more than any cell holds: the file is damaged", maxTextRun)
+
+// textBound reads r and fails with errTextTooLong at a text run past
+// maxTextRun, before an XML decoder would hold it whole.
+type textBound struct {
+	r   io.Reader
+	run int
+	err error
+}
+
+func (t *textBound) Read(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := t.r.Read(p)
+	for _, c := range p[:n] {
+		if c == '<' {
+			t.run = 0
+		} else if t.run++; t.run > maxTextRun {
+			t.err = errTextTooLong
+			return 0, t.err
+		}
+	}
+	return n, err
 }
 
 func attr(el xml.StartElement, local string) string {
@@ -278,9 +479,9 @@ func attr(el xml.StartElement, local string) string {
 type sheetPart struct{ name, part string }
 
 // sheetParts are the sheets of a workbook in its order, with their parts,
-// from the workbook part and its relationships; what it cannot read is
-// left out.
-func sheetParts(workbook, rels []byte) []sheetPart {
+// from the workbook part and its relationships, whose targets are relative
+// to dir; what it cannot read is left out.
+func sheetParts(workbook, rels []byte, dir string) []sheetPart {
 	var wb struct {
 		Sheets []struct {
 			Name string     `xml:"name,attr"`
@@ -299,12 +500,10 @@ func sheetParts(workbook, rels []byte) []sheetPart {
 	targets := map[string]string{}
 	for _, r := range rs.Rel {
 		target := strings.ReplaceAll(r.Target, `\`, "/")
-		if strings.HasPrefix(target, "/") {
-			target = strings.TrimPrefix(target, "/")
-		} else {
-			target = path.Join("xl", target)
+		if !strings.HasPrefix(target, "/") {
+			target = dir + "/" + target
 		}
-		targets[r.ID] = strings.ToLower(target)
+		targets[r.ID] = strings.ToLower(strings.TrimPrefix(path.Clean("/"+target), "/"))
 	}
 	var parts []sheetPart
 	for _, s := range wb.Sheets {
