@@ -139,12 +139,13 @@ func checkZip(data []byte, sheet string) error {
 		}
 	}
 	order := sheetParts(workbook, rels, path.Dir(wbPart))
-	for i, s := range order {
-		for _, t := range order[:i] {
-			if strings.EqualFold(s.name, t.name) {
-				return fmt.Errorf("it names two sheets %q and %q, which a spreadsheet does not tell apart: the file is damaged", t.name, s.name)
-			}
+	named := make(map[string]string, len(order))
+	for _, s := range order {
+		key := strings.ToLower(s.name)
+		if first, ok := named[key]; ok {
+			return fmt.Errorf("it names two sheets %q and %q, which a spreadsheet does not tell apart: the file is damaged", first, s.name)
 		}
+		named[key] = s.name
 	}
 	for _, s := range order {
 		if sheet == "" || strings.EqualFold(s.name, sheet) {
