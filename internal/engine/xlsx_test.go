@@ -426,6 +426,8 @@ func TestXLSXCellsReadOtherwiseAreRefused(t *testing.T) {
 		{"a row of another namespace", `<z:row xmlns:z="urn:example" r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c></z:row>`,
 			"holds the element z:row of another namespace"},
 		{"a row past the sheet's last", inline(1048577, "X-1"), "WBS!A1048576: a row past the sheet's last"},
+		{"an escaped character in a formula's text", `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2" t="str"><f>A2&amp;"A"</f><v>X_x002D_1A</v></c></row>`,
+			"WBS!B2: holds the escaped character _x002D_ in a formula's text"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			file := parseXLSX(t, withSheet(t, sheetXML(header+tt.row2)), ReadOptions{})
@@ -643,4 +645,14 @@ func TestXLSXAmbiguousWorkbooksAreRefused(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestEscapedChar(t *testing.T) {
+	for value, want := range map[string]string{
+		"": "", "plain": "", "_x": "", "a_x00": "", "_x12G4_": "", "a_x_x000D_b": "_x000D_", "_x000d_": "_x000d_", "x_x00410": "",
+	} {
+		if got := escapedChar([]byte(value)); got != want {
+			t.Errorf("escapedChar(%q) = %q, want %q", value, got, want)
+		}
+	}
 }

@@ -418,9 +418,31 @@ func checkValue(typ string, formula, valued bool, value []byte, fault func(strin
 		if formula && !valued {
 			fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
 		}
+		// A spreadsheet shows _x000D_ in a value as the character it
+		// escapes; excelize gives a formula's text as written.
+		if esc := escapedChar(value); typ == "str" && esc != "" {
+			fault(fmt.Sprintf("holds the escaped character %s in a formula's text, which would be read as written: enter the text without it", esc))
+		}
 	default:
 		fault(fmt.Sprintf("has the type %q, which no spreadsheet writes: the file is damaged", typ))
 	}
+}
+
+// escapedChar returns the first character escape of value, such as
+// _x000D_, or "".
+func escapedChar(value []byte) string {
+	for i := bytes.Index(value, []byte("_x")); i >= 0 && i+7 <= len(value); {
+		hex := value[i+2 : i+6]
+		if value[i+6] == '_' && len(bytes.Trim(hex, "0123456789abcdefABCDEF")) == 0 {
+			return string(value[i : i+7])
+		}
+		next := bytes.Index(value[i+1:], []byte("_x"))
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return ""
 }
 
 // repeatedAttr reports whether el gives an attribute twice.
