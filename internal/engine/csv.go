@@ -181,10 +181,12 @@ func (t *table) add(line int, row []string) {
 	rec := Record{Line: line}
 	for i, cell := range row {
 		switch t.cols[i] {
+		// A row's cells are parts of one string, the line: the code and
+		// the description are copied, so that the line is not held.
 		case "code":
-			rec.Code = cell
+			rec.Code = strings.Clone(cell)
 		case "description":
-			t.descriptions = append(t.descriptions, cell)
+			t.descriptions = append(t.descriptions, strings.Clone(cell))
 			rec.Description = &t.descriptions[len(t.descriptions)-1]
 		case "active":
 			b, stated, err := parseBool(cell)
