@@ -191,16 +191,16 @@ func (e *executor) apply(ctx context.Context, ch *Change) (*sdk.Acknowledgement,
 		return ack, err
 	default:
 		var ack *sdk.Acknowledgement
-		if len(ch.RemoveOrganizations) > 0 {
+		if remove := ch.Removed(); len(remove) > 0 {
 			var err error
 			ack, err = e.c.WBSElements.DeleteBusinessOrganizations(ctx, ch.Code,
-				&sdk.DeleteBusinessOrganizationsRequest{BusinessOrganizations: ch.RemoveOrganizations})
+				&sdk.DeleteBusinessOrganizationsRequest{BusinessOrganizations: remove})
 			if err != nil {
 				return nil, err
 			}
 		}
-		if ch.update != nil {
-			return e.c.WBSElements.Update(ctx, ch.Code, ch.update)
+		if upd := updateRequest(ch); upd != nil {
+			return e.c.WBSElements.Update(ctx, ch.Code, upd)
 		}
 		return ack, nil
 	}

@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
+	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -28,13 +31,11 @@ type Change struct {
 	// Line is the record's line in the file; 0 for a prune.
 	Line int    `json:"line,omitempty"`
 	Code string `json:"wbsElementCode"`
-	// Fields names what an update changes: description, isActive,
-	// businessOrganizations.
-	Fields []string `json:"fields,omitempty"`
-	// AddOrganizations and RemoveOrganizations are the links an update
-	// adds and removes.
-	AddOrganizations    []sdk.BusinessOrganization `json:"addOrganizations,omitempty"`
-	RemoveOrganizations []sdk.BusinessOrganization `json:"removeOrganizations,omitempty"`
+	// Fields is what an update changes.
+	Fields FieldSet `json:"fields,omitempty"`
+	// LinkChanges are the links an update adds and removes; nil when it
+	// changes none. Added and Removed read them.
+	*LinkChanges
 	// Before is what the platform holds (nil for a create), After what it
 	// will hold (nil for a delete), as far as the plan read and the file
 	// states: links are in Before only where they were read.
@@ -42,8 +43,77 @@ type Change struct {
 	After  *State `json:"after,omitempty"`
 
 	record *Record
-	// update is the body of the update; nil when only links are removed.
-	update *sdk.UpdateWBSElementRequest
+}
+
+// LinkChanges are the links an update adds and removes. A plan holds
+// them only for the few changes that have any.
+type LinkChanges struct {
+	AddOrganizations    []sdk.BusinessOrganization `json:"addOrganizations,omitempty"`
+	RemoveOrganizations []sdk.BusinessOrganization `json:"removeOrganizations,omitempty"`
+}
+
+// Added returns the links the change adds.
+func (ch *Change) Added() []sdk.BusinessOrganization {
+	if ch.LinkChanges == nil {
+		return nil
+	}
+	return ch.AddOrganizations
+}
+
+// Removed returns the links the change removes.
+func (ch *Change) Removed() []sdk.BusinessOrganization {
+	if ch.LinkChanges == nil {
+		return nil
+	}
+	return ch.RemoveOrganizations
+}
+
+// FieldSet is a set of the fields an update changes. In JSON it is the
+// list of their names, in this order: description, isActive,
+// businessOrganizations.
+type FieldSet uint8
+
+// The fields of a FieldSet.
+const (
+	FieldDescription FieldSet = 1 << iota
+	FieldIsActive
+	FieldOrganizations
+)
+
+var fieldSetNames = []string{"description", "isActive", "businessOrganizations"}
+
+// Names returns the names of the fields of f, in order.
+func (f FieldSet) Names() []string {
+	var names []string
+	for i, name := range fieldSetNames {
+		if f&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// MarshalJSON writes f as the list of its names.
+func (f FieldSet) MarshalJSON() ([]byte, error) {
+	return json.Marshal(f.Names())
+}
+
+// UnmarshalJSON reads a list of names, each once and in order.
+func (f *FieldSet) UnmarshalJSON(b []byte) error {
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return strictjson.Refuse("must be a list of field names")
+	}
+	*f = 0
+	last := -1
+	for _, name := range names {
+		i := slices.Index(fieldSetNames, name)
+		if i <= last {
+			return strictjson.Refuse(fmt.Sprintf("%q is unknown, given twice or out of order (the fields, in order: %s)", name, strings.Join(fieldSetNames, ", ")))
+		}
+		*f, last = *f|1<<i, i
+	}
+	return nil
 }
 
 // State is an element as a plan sees it. BusinessOrganizations is nil
@@ -229,23 +299,39 @@ func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[
 func diffElement(r *Record, before *State) Change {
 	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, Before: before}
 	ch.After = recordState(r, ch.Before)
-	upd := &sdk.UpdateWBSElementRequest{}
 	if r.Description != nil && *r.Description != deref(before.Description) {
-		ch.Fields = append(ch.Fields, "description")
+		ch.Fields |= FieldDescription
+	}
+	if r.IsActive != nil && *r.IsActive != before.IsActive {
+		ch.Fields |= FieldIsActive
+	}
+	if ch.Fields != 0 {
+		ch.Action = ActionUpdate
+	}
+	return ch
+}
+
+// updateRequest is the body of the update of ch, from its record: the
+// fields it changes, and the whole desired set of links when it adds any.
+// It is nil when the change only removes links.
+func updateRequest(ch *Change) *sdk.UpdateWBSElementRequest {
+	r, upd := ch.record, &sdk.UpdateWBSElementRequest{}
+	if ch.Fields&FieldDescription != 0 {
 		if *r.Description == "" {
 			upd.Description = sdk.Null[string]()
 		} else {
 			upd.Description = sdk.Set(*r.Description)
 		}
 	}
-	if r.IsActive != nil && *r.IsActive != before.IsActive {
-		ch.Fields = append(ch.Fields, "isActive")
+	if ch.Fields&FieldIsActive != 0 {
 		upd.IsActive = sdk.Set(*r.IsActive)
 	}
-	if len(ch.Fields) > 0 {
-		ch.Action, ch.update = ActionUpdate, upd
+	if len(ch.Added()) > 0 {
+		upd.BusinessOrganizations = sdk.Set(dedupe(r.Organizations))
+	} else if ch.Fields&(FieldDescription|FieldIsActive) == 0 {
+		return nil
 	}
-	return ch
+	return upd
 }
 
 // planLinks reads the links of the changes at idx and, where the record
@@ -283,18 +369,13 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 // desired set after the extra links are removed: a platform that merges
 // then holds exactly the set, and so does one that replaces.
 func setLinkChanges(ch *Change, add, remove []sdk.BusinessOrganization) {
-	ch.AddOrganizations, ch.RemoveOrganizations = add, remove
 	if len(add) == 0 && len(remove) == 0 {
+		ch.LinkChanges = nil
 		return
 	}
+	ch.LinkChanges = &LinkChanges{AddOrganizations: add, RemoveOrganizations: remove}
 	ch.Action = ActionUpdate
-	ch.Fields = append(ch.Fields, "businessOrganizations")
-	if len(add) > 0 {
-		if ch.update == nil {
-			ch.update = &sdk.UpdateWBSElementRequest{}
-		}
-		ch.update.BusinessOrganizations = sdk.Set(dedupe(ch.record.Organizations))
-	}
+	ch.Fields |= FieldOrganizations
 }
 
 // readLinks reads the links of an element that the element list holds.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 	"time"
 
@@ -150,8 +149,8 @@ func (st *SavedStep) check(prune bool) error {
 		if !prune {
 			return errors.New("a delete in a plan made without --prune")
 		}
-		if st.Before == nil || st.After != nil || st.Record != nil || len(st.Fields) > 0 ||
-			len(st.AddOrganizations)+len(st.RemoveOrganizations) > 0 {
+		if st.Before == nil || st.After != nil || st.Record != nil || st.Fields != 0 ||
+			len(st.Added())+len(st.Removed()) > 0 {
 			return errors.New("a delete has a before and nothing else")
 		}
 		return nil
@@ -164,16 +163,16 @@ func (st *SavedStep) check(prune bool) error {
 	if !sameState(recordState(st.Record.record(st.Line), st.Before), st.After) {
 		return errors.New("the record does not give the after")
 	}
-	var fields []string
+	var fields FieldSet
 	var add, remove []sdk.BusinessOrganization
 	if st.Action == ActionUpdate {
 		fields, add, remove = changed(st.Before, st.After)
-		if len(fields) == 0 {
+		if fields == 0 {
 			return errors.New("an update that changes nothing")
 		}
 	}
-	if !slices.Equal(fields, st.Fields) || !sameLinks(add, st.AddOrganizations) || !sameLinks(remove, st.RemoveOrganizations) ||
-		len(dedupe(st.AddOrganizations)) != len(st.AddOrganizations) || len(dedupe(st.RemoveOrganizations)) != len(st.RemoveOrganizations) {
+	if fields != st.Fields || !sameLinks(add, st.Added()) || !sameLinks(remove, st.Removed()) ||
+		len(dedupe(st.Added())) != len(st.Added()) || len(dedupe(st.Removed())) != len(st.Removed()) {
 		return errors.New("the fields or links it changes are not the difference of its before and after")
 	}
 	return nil
@@ -182,16 +181,16 @@ func (st *SavedStep) check(prune bool) error {
 // changed returns what differs from before to after, as a plan names it:
 // the fields in plan order, and the links to add and remove where both
 // sides hold them.
-func changed(before, after *State) (fields []string, add, remove []sdk.BusinessOrganization) {
+func changed(before, after *State) (fields FieldSet, add, remove []sdk.BusinessOrganization) {
 	if deref(before.Description) != deref(after.Description) || (before.Description == nil) != (after.Description == nil) {
-		fields = append(fields, "description")
+		fields |= FieldDescription
 	}
 	if before.IsActive != after.IsActive {
-		fields = append(fields, "isActive")
+		fields |= FieldIsActive
 	}
 	if before.BusinessOrganizations != nil && after.BusinessOrganizations != nil {
 		if add, remove = diffLinks(before.BusinessOrganizations, after.BusinessOrganizations); len(add)+len(remove) > 0 {
-			fields = append(fields, "businessOrganizations")
+			fields |= FieldOrganizations
 		}
 	}
 	return fields, add, remove
@@ -275,7 +274,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 		for _, ch := range plan.Changes {
 			if ch.Action == ActionUpdate || ch.Action == ActionUnchanged {
 				st := want[ch.Code]
-				if !sameLinkState(ch.Before, st.Before) || ch.Action != st.Action || !slices.Equal(ch.Fields, st.Fields) {
+				if !sameLinkState(ch.Before, st.Before) || ch.Action != st.Action || ch.Fields != st.Fields {
 					moved = append(moved, ch.Code+" (its links changed)")
 				}
 			}

@@ -88,13 +88,27 @@ func explain(err error) error {
 			return e
 		}
 		e.Kind, e.Message = Type, fmt.Sprintf("must be %s, not %s", goKind(sem.GoType), jsonKind(sem.JSONKind))
-		if sem.GoType == nil || sem.JSONKind == 0 {
+		var own *methodError
+		switch {
+		case errors.As(sem.Err, &own):
+			// A type's own UnmarshalJSON says best what it refused.
+			e.Message = own.msg
+		case sem.GoType == nil || sem.JSONKind == 0:
 			e.Message = strings.TrimPrefix(sem.Error(), "json: ")
 		}
 		return e
 	}
 	return err
 }
+
+// methodError is the refusal of a type's UnmarshalJSON, made by Refuse.
+type methodError struct{ msg string }
+
+func (e *methodError) Error() string { return e.msg }
+
+// Refuse is the error an UnmarshalJSON method returns for a value it does
+// not take: Unmarshal reports msg, with the member's path, as its own.
+func Refuse(msg string) error { return &methodError{msg: msg} }
 
 // unknown says that name is not a member of t, naming the one it differs
 // from only in case, or else listing them all.
@@ -121,11 +135,17 @@ func members(t reflect.Type) []string {
 	}
 	var names []string
 	for f := range t.Fields() {
-		if !f.IsExported() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			// An embedded struct's members are the struct's own.
+			for _, inner := range members(f.Type) {
+				if !slices.Contains(names, inner) {
+					names = append(names, inner)
+				}
+			}
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
+		if !f.IsExported() || name == "-" {
 			continue
 		}
 		if name == "" {

@@ -61,3 +61,45 @@ func TestUnmarshal(t *testing.T) {
 		}
 	}
 }
+
+type part struct {
+	Shade shade `json:"shade,omitempty"`
+}
+
+type shade int
+
+func (s *shade) UnmarshalJSON(b []byte) error {
+	if string(b) != `"dark"` {
+		return Refuse("dark is the only shade")
+	}
+	*s = 1
+	return nil
+}
+
+type whole struct {
+	part
+	*Inner
+	Name string `json:"name"`
+}
+
+type Inner struct {
+	Size int `json:"size"`
+}
+
+// An embedded struct's members are named as the whole's own, and a type's
+// own refusal is reported as it says it.
+func TestEmbeddedAndOwnRefusals(t *testing.T) {
+	var w whole
+	var e *Error
+	err := Unmarshal([]byte(`{"name":"a","colour":1}`), &w)
+	if !errors.As(err, &e) || e.Message != "unknown member (known: shade, size, name)" {
+		t.Errorf("%v", err)
+	}
+	err = Unmarshal([]byte(`{"name":"a","shade":"light"}`), &w)
+	if !errors.As(err, &e) || e.Path != "shade" || e.Message != "dark is the only shade" {
+		t.Errorf("%#v", err)
+	}
+	if err := Unmarshal([]byte(`{"name":"a","shade":"dark","size":2}`), &w); err != nil || w.Shade != 1 || w.Inner == nil || w.Size != 2 {
+		t.Errorf("%v %+v", err, w)
+	}
+}

@@ -241,6 +241,16 @@ func TestEditedSavedPlanIsRefused(t *testing.T) {
 			step(s, "A-1")["addOrganizations"] = []any{map[string]any{"code": "EVIL", "entityType": "company"}}
 			return s
 		}),
+		"fields edited": edit(plain, func(s []map[string]any) []map[string]any {
+			step(s, "A-1")["fields"] = []any{"isActive"}
+			return s
+		}),
+		"fields out of order": edit(plain, func(s []map[string]any) []map[string]any {
+			a1 := step(s, "A-1")
+			fields := a1["fields"].([]any)
+			a1["fields"] = append([]any{"businessOrganizations"}, fields...)
+			return s
+		}),
 		"prune unset": edit(pruned, func(s []map[string]any) []map[string]any { return s }),
 	} {
 		if name == "prune unset" {

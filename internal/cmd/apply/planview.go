@@ -97,7 +97,7 @@ func changeFields(ch engine.Change, paint func(color, s string) string) [][2]str
 		field("description", quote(ch.Before.Description))
 		field("isActive", strconv.FormatBool(ch.Before.IsActive))
 	case engine.ActionUpdate:
-		for _, f := range ch.Fields {
+		for _, f := range ch.Fields.Names() {
 			switch f {
 			case "description":
 				field("description", quote(ch.Before.Description)+" → "+quote(ch.After.Description))
@@ -105,11 +105,11 @@ func changeFields(ch engine.Change, paint func(color, s string) string) [][2]str
 				field("isActive", strconv.FormatBool(ch.Before.IsActive)+" → "+strconv.FormatBool(ch.After.IsActive))
 			case "businessOrganizations":
 				var parts []string
-				if len(ch.AddOrganizations) > 0 {
-					parts = append(parts, paint(green, orgList("+", ch.AddOrganizations)))
+				if len(ch.Added()) > 0 {
+					parts = append(parts, paint(green, orgList("+", ch.Added())))
 				}
-				if len(ch.RemoveOrganizations) > 0 {
-					parts = append(parts, paint(red, orgList("-", ch.RemoveOrganizations)))
+				if len(ch.Removed()) > 0 {
+					parts = append(parts, paint(red, orgList("-", ch.Removed())))
 				}
 				field("organizations", strings.Join(parts, " "))
 			}
