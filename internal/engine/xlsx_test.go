@@ -294,6 +294,11 @@ func withPart(t *testing.T, data []byte, name string, size uint64, body []byte) 
 	})
 }
 
+// addPart adds a part to a workbook.
+func addPart(t *testing.T, data []byte, name string, body []byte) []byte {
+	return withPart(t, data, name, uint64(len(body)), body)
+}
+
 // copyZip copies a workbook: part writes each of its parts to the copy,
 // then more adds what it will.
 func copyZip(t testing.TB, data []byte, part func(zw *zip.Writer, f *zip.File) error, more func(zw *zip.Writer) error) []byte {
@@ -611,6 +616,35 @@ func TestXLSXAmbiguousWorkbooksAreRefused(t *testing.T) {
 		{"a row outside the sheet's data", rezip(t, base, func(name string, body []byte) []byte {
 			return change(name, body, map[string]func([]byte) []byte{"xl/worksheets/sheet1.xml": replace("<sheetData>", inline(3, "X-2")+"<sheetData>")})
 		}), "a row outside the sheet's data"},
+		{"a sheet part with a byte before its root", rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{"xl/worksheets/sheet1.xml": func([]byte) []byte {
+				return append([]byte("x"), bytes.TrimPrefix(bad, []byte(`<?xml version="1.0" encoding="UTF-8"?>`))...)
+			}})
+		}), "WBS!B2: holds a formula whose value was never calculated"},
+		{"a sheet part in another encoding", rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{"xl/worksheets/sheet1.xml": func([]byte) []byte {
+				return bytes.Replace(bad, []byte(`encoding="UTF-8"`), []byte(`encoding="windows-1252"`), 1)
+			}})
+		}), "WBS!B2: holds a formula whose value was never calculated"},
+		{"a cell inside a cell", rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{"xl/worksheets/sheet1.xml": func([]byte) []byte {
+				return sheetXML(header + `<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c><c r="B2"><f>1+1</f><x><c r="C2" t="str"><v>x</v></c></x></c></row>`)
+			}})
+		}), "WBS!B2: holds a cell inside a cell"},
+		{"sheets alike but for case folding", rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{"xl/workbook.xml": func(b []byte) []byte {
+				b = bytes.Replace(b, []byte(`name="WBS"`), []byte(`name="ſ"`), 1)
+				return bytes.Replace(b, []byte(`</sheets>`), []byte(`<sheet name="s" sheetId="2" r:id="rId1"/></sheets>`), 1)
+			}})
+		}), `it names two sheets "ſ" and "s"`},
+		{"a workbook part of a relationship of another type", addPart(t, addPart(t, addPart(t, rezip(t, base, func(name string, body []byte) []byte {
+			return change(name, body, map[string]func([]byte) []byte{
+				"xl/worksheets/sheet1.xml": func([]byte) []byte { return bad },
+				"_rels/.rels":              replace(`<Relationship `, `<Relationship Id="rDecoy" Type="urn:example/officeDocument" Target="decoy/workbook.xml"/><Relationship `),
+			})
+		}), "decoy/workbook.xml", []byte(`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="WBS" sheetId="1" r:id="rId1"/></sheets></workbook>`)),
+			"decoy/_rels/workbook.xml.rels", []byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="sheet1.xml"/></Relationships>`)),
+			"decoy/sheet1.xml", good), "WBS!B2: holds a formula whose value was never calculated"},
 		{"a text longer than any cell", rezip(t, base, func(name string, body []byte) []byte {
 			return change(name, body, map[string]func([]byte) []byte{"xl/worksheets/sheet1.xml": func([]byte) []byte {
 				return sheetXML(header + inline(2, "X-1", strings.Repeat("x", maxTextRun+1)))
@@ -624,6 +658,33 @@ func TestXLSXAmbiguousWorkbooksAreRefused(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a long text in a part not read", func(t *testing.T) {
+		svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"><image href="data:image/png;base64,` + strings.Repeat("A", maxTextRun+1) + `"/></svg>`)
+		file := parseXLSX(t, addPart(t, base, "xl/media/image1.svg", svg), ReadOptions{})
+		if len(file.Problems) != 0 || len(file.Records) != 1 {
+			t.Fatalf("%+v %s", file.Records, problems(file))
+		}
+	})
+	t.Run("shared strings nested deeper than the list", func(t *testing.T) {
+		data := workbook(t, "WBS", func(f *excelize.File, sheet string) {
+			f.SetCellValue(sheet, "A1", "wbsElementCode")
+			f.SetCellValue(sheet, "B1", "description")
+			f.SetCellValue(sheet, "A2", "X-1")
+			f.SetCellValue(sheet, "B2", "Site")
+		})
+		data = rezip(t, data, func(name string, body []byte) []byte {
+			switch name {
+			case "xl/worksheets/sheet1.xml":
+				return bytes.Replace(body, []byte(`<c r="B2" t="s"><v>3</v></c>`), []byte(`<c r="B2" t="s"><v>6</v></c>`), 1)
+			case "xl/sharedStrings.xml":
+				return bytes.Replace(body, []byte(`</sst>`), []byte(`<extLst><ext uri="x"><si><t>a</t></si><si><t>b</t></si><si><t>c</t></si></ext></extLst></sst>`), 1)
+			}
+			return body
+		})
+		if got := problems(parseXLSX(t, data, ReadOptions{})); !strings.Contains(got, "WBS!B2: refers to shared string 6, but the workbook holds 4") {
+			t.Fatal(got)
+		}
+	})
 	t.Run("numbers in formats excelize shows otherwise", func(t *testing.T) {
 		for code, shown := range map[string]bool{"[<0]0;0.0": false, "##0.0E+0": false, "0.": false, "00000": true} {
 			data := workbook(t, "WBS", func(f *excelize.File, sheet string) {

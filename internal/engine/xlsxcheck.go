@@ -2,7 +2,6 @@ package engine
 
 import (
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -12,8 +11,10 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/xuri/excelize/v2"
+	"golang.org/x/net/html/charset"
 )
 
 // What excelize keeps in memory while it reads a workbook is bounded here,
@@ -91,6 +92,7 @@ func checkZip(data []byte, sheet string) error {
 	relsPart := path.Join(path.Dir(wbPart), "_rels", path.Base(wbPart)+".rels")
 	held := 0
 	sheets := map[string]sheetFacts{} // by part
+	tooLong := map[string]string{}    // the parts with a text too long, by part
 	var workbook, rels []byte
 	for _, f := range zr.File {
 		name := strings.ReplaceAll(f.Name, `\`, "/")
@@ -108,15 +110,15 @@ func checkZip(data []byte, sheet string) error {
 		case relsPart:
 			rels, err = io.ReadAll(io.LimitReader(counted, workbookPartInMemory))
 		default:
-			// Any XML part may be a sheet, whatever its name ends with.
-			buffered := bufio.NewReader(counted)
-			if !looksLikeXML(buffered) {
-				break
-			}
-			if facts = scanSheet(buffered); facts.sheet {
+			// Any part may be a sheet, whatever its name ends with. A
+			// text too long for a cell matters only in the sheet read:
+			// an image's part holds long runs too.
+			if facts = scanSheet(counted); facts.sheet {
 				sheets[lower] = facts
 			}
-			err = facts.err
+			if facts.err != nil {
+				tooLong[lower] = f.Name
+			}
 		}
 		if err == nil {
 			_, err = io.Copy(io.Discard, counted)
@@ -141,18 +143,25 @@ func checkZip(data []byte, sheet string) error {
 	order := sheetParts(workbook, rels, path.Dir(wbPart))
 	named := make(map[string]string, len(order))
 	for _, s := range order {
-		key := strings.ToLower(s.name)
+		key := foldKey(s.name)
 		if first, ok := named[key]; ok {
 			return fmt.Errorf("it names two sheets %q and %q, which a spreadsheet does not tell apart: the file is damaged", first, s.name)
 		}
 		named[key] = s.name
 	}
+	read := "" // the part of the sheet read, where the workbook says
 	for _, s := range order {
 		if sheet == "" || strings.EqualFold(s.name, sheet) {
+			read = s.part
 			if facts, ok := sheets[s.part]; ok {
 				sheets = map[string]sheetFacts{s.part: facts}
 			}
 			break
+		}
+	}
+	for part, name := range tooLong {
+		if read == "" || part == read {
+			return fmt.Errorf("the part %s %w", name, errTextTooLong)
 		}
 	}
 	names := map[string]string{}
@@ -174,16 +183,6 @@ func checkZip(data []byte, sheet string) error {
 		}
 	}
 	return nil
-}
-
-// looksLikeXML reports whether the part read by r may be XML: after any
-// byte order mark and white space, the first byte is a tag's. A sheet's
-// is, an image's is not.
-func looksLikeXML(r *bufio.Reader) bool {
-	head, _ := r.Peek(512)
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	head = bytes.TrimLeft(head, " \t\r\n")
-	return len(head) == 0 || head[0] == '<'
 }
 
 // readPart reads a small part whole.
@@ -213,11 +212,41 @@ func officeDocument(rels []byte) string {
 		return ""
 	}
 	for _, r := range rs.Rel {
-		if strings.HasSuffix(r.Type, "/officeDocument") {
-			return strings.ToLower(strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(r.Target, `\`, "/")), "/"))
+		// excelize takes the first of this type, its target as written.
+		if r.Type == officeDocumentType || r.Type == strictOfficeDocumentType {
+			return strings.ToLower(strings.TrimPrefix(r.Target, "/"))
 		}
 	}
 	return ""
+}
+
+// The relationship types of the workbook part, transitional and strict.
+const (
+	officeDocumentType       = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+	strictOfficeDocumentType = "http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument"
+)
+
+// foldKey is name with each letter replaced by the least of the letters a
+// spreadsheet takes for it regardless of case ("ſ", "S" and "s" give "S"),
+// so that two names strings.EqualFold matches have one key.
+func foldKey(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
+// newDecoder is an XML decoder of r that reads the encodings a part may
+// declare, as excelize's does.
+func newDecoder(r io.Reader) *xml.Decoder {
+	d := xml.NewDecoder(r)
+	d.CharsetReader = charset.NewReaderLabel
+	return d
 }
 
 type countingReader struct {
@@ -231,20 +260,26 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countElements counts the elements named local of an XML part. XML it
-// cannot read counts as far as it could: excelize judges it. The error is
-// errTextTooLong, or nil.
+// countElements counts the elements named local that are children of an
+// XML part's root, as excelize reads them. XML it cannot read counts as
+// far as it could: excelize judges it. The error is errTextTooLong, or
+// nil.
 func countElements(r io.Reader, local string) (int, error) {
-	n := 0
+	n, depth := 0, 0
 	bounded := &textBound{r: r}
-	d := xml.NewDecoder(bounded)
+	d := newDecoder(bounded)
 	for {
 		tok, err := d.RawToken()
 		if err != nil {
 			return n, bounded.err
 		}
-		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == local {
-			n++
+		switch el := tok.(type) {
+		case xml.StartElement:
+			if depth++; depth == 2 && el.Name.Local == local {
+				n++
+			}
+		case xml.EndElement:
+			depth--
 		}
 	}
 }
@@ -276,7 +311,7 @@ const (
 func scanSheet(r io.Reader) sheetFacts {
 	facts := sheetFacts{highest: -1}
 	bounded := &textBound{r: r}
-	d := xml.NewDecoder(bounded)
+	d := newDecoder(bounded)
 	var (
 		root, inSheetData bool
 		prefix            string // of the part's own elements
@@ -336,6 +371,8 @@ func scanSheet(r io.Reader) sheetFacts {
 				if row > maxSheetRows {
 					fault(fmt.Sprintf("a row past the sheet's last, %d: the file is damaged", maxSheetRows))
 				}
+			case local == "c" && cellDepth > 0:
+				fault("holds a cell inside a cell: the file is damaged")
 			case local == "c":
 				ref, typ, cellDepth = attr(el, "r"), attr(el, "t"), depth
 				formula, valued, value = false, false, value[:0]
@@ -367,6 +404,7 @@ func scanSheet(r io.Reader) sheetFacts {
 			case "c":
 				if inSheetData && depth == cellDepth-1 {
 					checkValue(typ, formula, valued, value, fault, &facts, ref)
+					cellDepth = 0
 				}
 			}
 		case xml.CharData:
