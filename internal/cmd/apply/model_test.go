@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -256,33 +257,42 @@ type model struct {
 	plan     *savedPlan
 	tr       *http.Transport
 	nextFile int
-	// ts serves srv, counting the requests it is handling: a request a
-	// cut run gave up on may still be carried out after the run ended,
-	// as on a real platform, and the next step waits for it.
+	// ts serves srv, counting the requests it is handling and the
+	// connections it has open: a request a cut run gave up on may still
+	// be carried out after the run ended, as on a real platform, and the
+	// next step waits for it.
 	ts       *httptest.Server
 	mu       sync.Mutex
 	handling int
-	idle     *sync.Cond
+	open     int
 }
 
 func newModel(t *testing.T, rt *rapid.T) *model {
 	mode := rapid.SampledFrom([]wbstest.OrgUpdateMode{wbstest.OrgMerge, wbstest.OrgReplace}).Draw(rt, "org update mode")
 	srv := wbstest.New(wbstest.WithOrgUpdateMode(mode), wbstest.WithSeed(rapid.Int64().Draw(rt, "server seed")))
 	m := &model{t: t, srv: srv, mode: mode, want: platform{}}
-	m.idle = sync.NewCond(&m.mu)
-	m.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	m.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		m.handling++
 		m.mu.Unlock()
 		defer func() {
 			m.mu.Lock()
-			if m.handling--; m.handling == 0 {
-				m.idle.Broadcast()
-			}
+			m.handling--
 			m.mu.Unlock()
 		}()
 		srv.ServeHTTP(w, r)
 	}))
+	m.ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		switch state {
+		case http.StateNew:
+			m.open++
+		case http.StateClosed, http.StateHijacked:
+			m.open--
+		}
+	}
+	m.ts.Start()
 	srv.URL = m.ts.URL
 	tr := &http.Transport{}
 	other, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithTransport(tr))
@@ -294,13 +304,28 @@ func newModel(t *testing.T, rt *rapid.T) *model {
 	return m
 }
 
-// settle waits until the server handles no request.
+// settle waits until the server handles no request and has read every
+// request sent: the client closes its idle connections (one dialed for a
+// request given up on joins them late, so again until the end), and the
+// server, which reads what each holds before it sees the end, closes them
+// all. Waiting for no request alone missed one still on its way to the
+// handler.
 func (m *model) settle() {
-	m.mu.Lock()
-	for m.handling > 0 {
-		m.idle.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		m.tr.CloseIdleConnections()
+		m.mu.Lock()
+		handling, open := m.handling, m.open
+		m.mu.Unlock()
+		switch {
+		case handling == 0 && open == 0:
+			return
+		case time.Now().After(deadline):
+			m.t.Logf("settle: after 10 s the server still handles %d requests on %d connections", handling, open)
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
-	m.mu.Unlock()
 }
 
 func (m *model) close() {
