@@ -4,7 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -42,4 +46,23 @@ func FuzzState(f *testing.F) {
 			t.Fatalf("round trip: %v\n%s\n%s", err, b, again)
 		}
 	})
+}
+
+// A state file the strict reading refuses is unusable, saying why.
+func TestStateRefusals(t *testing.T) {
+	for text, want := range map[string]string{
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{}} {}`:                     "data after the value",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{},"elements":{}}`:          "given more than once",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"Description":"x"}}}`: "unknown member",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"isActive":"yes"}}}`:  "must be bool",
+	} {
+		path := filepath.Join(t.TempDir(), "state.json")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadState(path, "u", "c")
+		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrStateUnusable) {
+			t.Errorf("%s: %v, want %q", text, err, want)
+		}
+	}
 }
