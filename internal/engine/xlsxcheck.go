@@ -415,21 +415,18 @@ func scanSheet(r io.Reader) sheetFacts {
 	}
 }
 
+// notCalculated is the fault of a formula whose value is not stored.
+const notCalculated = "holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored"
+
 // checkValue faults a cell whose value excelize would read other than a
 // spreadsheet shows it, and notes the shared strings it refers to.
 func checkValue(typ string, formula, valued bool, value []byte, fault func(string), facts *sheetFacts, ref string) {
 	switch typ {
 	case "", "n":
-		if !valued {
-			if formula {
-				fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
-			}
-			return
-		}
 		f, err := strconv.ParseFloat(string(value), 64)
 		switch {
 		case formula && len(value) == 0:
-			fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
+			fault(notCalculated)
 		case len(value) == 0:
 			// Empty, as a spreadsheet shows it.
 		case err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f == 0 && math.Signbit(f):
@@ -446,7 +443,7 @@ func checkValue(typ string, formula, valued bool, value []byte, fault func(strin
 		if v := string(value); valued && v != "0" && v != "1" {
 			fault(fmt.Sprintf("holds %q, which is not a boolean (0 or 1): the file is damaged", value))
 		} else if !valued && formula {
-			fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
+			fault(notCalculated)
 		}
 	case "e":
 		fault(fmt.Sprintf("holds the error %s of a formula", value))
@@ -454,7 +451,7 @@ func checkValue(typ string, formula, valued bool, value []byte, fault func(strin
 		fault(fmt.Sprintf("is a date (%s), not text: format the column as text and type the value again", value))
 	case "str", "inlineStr":
 		if formula && !valued {
-			fault("holds a formula whose value was never calculated: open the workbook in a spreadsheet and save it, so that the values are stored")
+			fault(notCalculated)
 		}
 		// A spreadsheet shows _x000D_ in a value as the character it
 		// escapes; excelize gives a formula's text as written.

@@ -97,22 +97,21 @@ func changeFields(ch engine.Change, paint func(color, s string) string) [][2]str
 		field("description", quote(ch.Before.Description))
 		field("isActive", strconv.FormatBool(ch.Before.IsActive))
 	case engine.ActionUpdate:
-		for _, f := range ch.Fields.Names() {
-			switch f {
-			case "description":
-				field("description", quote(ch.Before.Description)+" → "+quote(ch.After.Description))
-			case "isActive":
-				field("isActive", strconv.FormatBool(ch.Before.IsActive)+" → "+strconv.FormatBool(ch.After.IsActive))
-			case "businessOrganizations":
-				var parts []string
-				if len(ch.Added()) > 0 {
-					parts = append(parts, paint(green, orgList("+", ch.Added())))
-				}
-				if len(ch.Removed()) > 0 {
-					parts = append(parts, paint(red, orgList("-", ch.Removed())))
-				}
-				field("organizations", strings.Join(parts, " "))
+		if ch.Fields&engine.FieldDescription != 0 {
+			field("description", quote(ch.Before.Description)+" → "+quote(ch.After.Description))
+		}
+		if ch.Fields&engine.FieldIsActive != 0 {
+			field("isActive", strconv.FormatBool(ch.Before.IsActive)+" → "+strconv.FormatBool(ch.After.IsActive))
+		}
+		if ch.Fields&engine.FieldOrganizations != 0 {
+			var parts []string
+			if len(ch.Added()) > 0 {
+				parts = append(parts, paint(green, orgList("+", ch.Added())))
 			}
+			if len(ch.Removed()) > 0 {
+				parts = append(parts, paint(red, orgList("-", ch.Removed())))
+			}
+			field("organizations", strings.Join(parts, " "))
 		}
 	}
 	return out
