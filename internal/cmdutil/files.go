@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,16 @@ func ReadFileOrStdin(in io.Reader, name string, limit int64) ([]byte, error) {
 		defer f.Close()
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	// A file is read into a buffer of its size, not one grown to twice it.
+	size := int64(0)
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= limit {
+			size = fi.Size()
+		}
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	b := buf.Bytes()
 	if err == nil && int64(len(b)) > limit {
 		err = fmt.Errorf("%s: larger than %d bytes", name, limit)
 	}

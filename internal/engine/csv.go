@@ -202,7 +202,9 @@ func (t *table) add(line int, row []string) {
 			if err != nil {
 				p.problem(Problem{Line: line, Code: rec.Code, Field: "businessOrganizations", Message: err.Error()})
 			}
-			rec.Organizations, rec.OrganizationsSet = orgs, true
+			// Shared at once, so that the lists parsed, and the lines
+			// their strings are part of, are not held until check.
+			rec.Organizations, rec.OrganizationsSet = shareLinks(orgs), true
 		}
 	}
 	// Repeated rows of one code add organizations, when the rest agrees.

@@ -38,11 +38,23 @@ type Change struct {
 	*LinkChanges
 	// Before is what the platform holds (nil for a create), After what it
 	// will hold (nil for a delete), as far as the plan read and the file
-	// states: links are in Before only where they were read.
+	// states: links are in Before only where they were read. A create's
+	// After is made from its record when asked, by Desired, so that a
+	// bulk load's plan holds no second copy of its records: the plan's
+	// documents and saved plans hold it.
 	Before *State `json:"before,omitempty"`
 	After  *State `json:"after,omitempty"`
 
 	record *Record
+}
+
+// Desired is what the element holds once ch is made: its After, or a
+// create's record state; nil for a delete.
+func (ch *Change) Desired() *State {
+	if ch.After == nil && ch.Action == ActionCreate && ch.record != nil {
+		return recordState(ch.record, nil)
+	}
+	return ch.After
 }
 
 // LinkChanges are the links an update adds and removes. A plan holds
@@ -237,25 +249,23 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		r := &records[i]
 		listed, ok := current[r.Code]
 		if !ok {
-			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, After: recordState(r, nil)})
+			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r})
 			continue
 		}
-		ch := diffElement(r, listed)
-		if known, ok := opts.Known[r.Code]; ok && r.OrganizationsSet && known.BusinessOrganizations != nil &&
-			sameListed(ch.Before, &known) && sameLinks(known.BusinessOrganizations, r.Organizations) {
-			ch.Before.BusinessOrganizations = known.BusinessOrganizations
-			plan.Changes = append(plan.Changes, ch)
-			continue
+		known, trusted := opts.Known[r.Code]
+		if trusted = trusted && r.OrganizationsSet && known.BusinessOrganizations != nil &&
+			sameListed(listed, &known) && sameLinks(known.BusinessOrganizations, r.Organizations); trusted {
+			listed.BusinessOrganizations = known.BusinessOrganizations
 		}
-		plan.Changes = append(plan.Changes, ch)
-		if r.OrganizationsSet {
+		plan.Changes = append(plan.Changes, diffElement(r, listed))
+		if r.OrganizationsSet && !trusted {
 			needLinks = append(needLinks, len(plan.Changes)-1)
 		}
 	}
 	if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
 		return nil, err
 	}
-	// An element left as it is holds one state, not two equal ones.
+	// So does one whose links, once read, are as the record states them.
 	for i := range plan.Changes {
 		if ch := &plan.Changes[i]; ch.Action == ActionUnchanged && sameState(ch.Before, ch.After) {
 			ch.After = ch.Before
@@ -297,8 +307,14 @@ func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[
 // diffElement plans the update of the element listed as before to r,
 // leaving links to planLinks. The change holds before as its Before.
 func diffElement(r *Record, before *State) Change {
-	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, Before: before}
-	ch.After = recordState(r, ch.Before)
+	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, Before: before, After: before}
+	// An element the record leaves as it is holds one state, not two
+	// equal ones.
+	var after State
+	if setRecordState(&after, r, before); !sameState(before, &after) {
+		ch.After = &State{}
+		*ch.After = after
+	}
 	if r.Description != nil && *r.Description != deref(before.Description) {
 		ch.Fields |= FieldDescription
 	}

@@ -67,6 +67,7 @@ func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time
 		if ch.Action == ActionUnchanged {
 			continue
 		}
+		ch.After = ch.Desired()
 		step := SavedStep{Change: ch}
 		if r := ch.record; r != nil {
 			step.Record = &savedRecord{Code: r.Code, Description: r.Description, IsActive: r.IsActive}
@@ -242,7 +243,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				continue
 			}
 			r := st.Record.record(st.Line)
-			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: r, After: recordState(r, nil)})
+			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: r})
 		case ActionDelete:
 			if !exists || !sameListed(listed, st.Before) {
 				moved = append(moved, st.Code+" (deleted or changed)")

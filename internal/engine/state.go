@@ -5,10 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"iter"
 	"maps"
 	"os"
 	"slices"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/filelock"
@@ -24,15 +30,22 @@ const StateFormatVersion = 1
 // element's links only where the file's differ from the state's. It
 // belongs to one platform and client id.
 type StateFile struct {
-	FormatVersion int              `json:"formatVersion"`
-	BaseURL       string           `json:"baseUrl"`
-	ClientID      string           `json:"clientId"`
-	Elements      map[string]State `json:"elements"`
+	FormatVersion int           `json:"formatVersion"`
+	BaseURL       string        `json:"baseUrl"`
+	ClientID      string        `json:"clientId"`
+	Elements      stateElements `json:"elements"`
+
+	// From Begin on, Elements holds only the elements the plan does not
+	// name: those it names are written from the plan, and from the
+	// results once Finish has them, not copied into the map.
+	plan    *Plan
+	byCode  []int32 // the plan's changes, in the order of their codes
+	results *Results
 }
 
 // NewState returns an empty state of a platform and client id.
 func NewState(baseURL, clientID string) *StateFile {
-	return &StateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Elements: map[string]State{}}
+	return &StateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Elements: stateElements{}}
 }
 
 // ErrStateUnusable is a state file that is damaged, of another version,
@@ -41,14 +54,15 @@ var ErrStateUnusable = errors.New("the state file cannot be used")
 
 // LoadState reads the state of path; a missing file is an empty state.
 func LoadState(path, baseURL, clientID string) (*StateFile, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewState(baseURL, clientID), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	st, err := parseState(b)
+	defer f.Close()
+	st, err := readState(bufio.NewReader(f))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v (run with --refresh to rebuild it)", ErrStateUnusable, path, err)
 	}
@@ -59,9 +73,11 @@ func LoadState(path, baseURL, clientID string) (*StateFile, error) {
 	return st, nil
 }
 
-func parseState(b []byte) (*StateFile, error) {
+// readState reads a state file as a stream: at 200,000 elements the file
+// is 31 MB, and held whole it was most of a re-apply's peak.
+func readState(r io.Reader) (*StateFile, error) {
 	var st StateFile
-	if err := strictjson.Unmarshal(b, &st); err != nil {
+	if err := strictjson.UnmarshalRead(r, &st); err != nil {
 		return nil, err
 	}
 	if st.FormatVersion != StateFormatVersion {
@@ -70,13 +86,44 @@ func parseState(b []byte) (*StateFile, error) {
 	if st.Elements == nil {
 		return nil, errors.New("no elements member")
 	}
-	for code, el := range st.Elements {
-		if len(el.BusinessOrganizations) > 0 {
-			el.BusinessOrganizations = shareLinks(el.BusinessOrganizations)
-			st.Elements[code] = el
-		}
-	}
 	return &st, nil
+}
+
+// stateElements are a state's elements by code. They are read an element
+// at a time, its links shared as it is read: the lists of 200,000
+// elements, held until the end of the file, held 19 MB.
+type stateElements map[string]State
+
+// UnmarshalJSONFrom reads the elements from dec.
+func (m *stateElements) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case 'n':
+		*m = nil
+		return nil
+	case '{':
+	default:
+		return strictjson.Refuse("must be an object of elements by code")
+	}
+	*m = stateElements{}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		code := name.String() // before the token is read past
+		var el State
+		if err := jsonv2.UnmarshalDecode(dec, &el); err != nil {
+			return err
+		}
+		el.BusinessOrganizations = shareLinks(el.BusinessOrganizations)
+		(*m)[code] = el
+	}
+	_, err = dec.ReadToken()
+	return err
 }
 
 // Save writes the state atomically, 0600.
@@ -114,15 +161,17 @@ func (s *StateFile) write(w *bufio.Writer) error {
 		return err
 	}
 	w.WriteString(`,"elements":{`)
-	for i, code := range slices.Sorted(maps.Keys(s.Elements)) {
-		if i > 0 {
+	first := true
+	for code, el := range s.entries() {
+		if !first {
 			w.WriteByte(',')
 		}
+		first = false
 		k, err := json.Marshal(code)
 		if err != nil {
 			return err
 		}
-		v, err := json.Marshal(s.Elements[code])
+		v, err := json.Marshal(el)
 		if err != nil {
 			return err
 		}
@@ -134,40 +183,82 @@ func (s *StateFile) write(w *bufio.Writer) error {
 	return err
 }
 
+// entries yields the state's elements in the order of their codes: those
+// of the map, merged with those of the plan.
+func (s *StateFile) entries() iter.Seq2[string, *State] {
+	return func(yield func(string, *State) bool) {
+		kept := slices.Sorted(maps.Keys(s.Elements))
+		k := 0
+		for _, i := range s.byCode {
+			ch := &s.plan.Changes[i]
+			for ; k < len(kept) && kept[k] < ch.Code; k++ {
+				el := s.Elements[kept[k]]
+				if !yield(kept[k], &el) {
+					return
+				}
+			}
+			if el := s.planned(int(i)); el != nil && !yield(ch.Code, el) {
+				return
+			}
+		}
+		for ; k < len(kept); k++ {
+			el := s.Elements[kept[k]]
+			if !yield(kept[k], &el) {
+				return
+			}
+		}
+	}
+}
+
+// planned is the entry of the plan's change i, or nil when it has none.
+// Before the results, an element about to change has none, so that an
+// interrupted run leaves no entry that may no longer hold; the unchanged
+// ones hold what the plan read. With the results, an element changed as
+// planned holds the plan's after; a failed or skipped change has none,
+// so that the next run reads it.
+func (s *StateFile) planned(i int) *State {
+	ch := &s.plan.Changes[i]
+	if s.results == nil {
+		if ch.Action == ActionUnchanged {
+			return ch.After
+		}
+		return nil
+	}
+	if i >= s.results.Len() || s.results.At(i).Status != StatusOK || ch.Action == ActionDelete {
+		return nil
+	}
+	return ch.Desired()
+}
+
 // Known returns what the state recorded, by code, for PlanOptions.Known.
 func (s *StateFile) Known() map[string]State {
 	return s.Elements
 }
 
 // Begin records, before any write, what the plan read: the unchanged
-// elements as they are, and nothing for those about to change, so that an
-// interrupted run leaves no entry that may no longer hold.
+// elements as they are, and nothing for those about to change. The map
+// keeps only the elements the plan does not name.
 func (s *StateFile) Begin(plan *Plan) {
-	for _, ch := range plan.Changes {
-		if ch.Action == ActionUnchanged && ch.After != nil {
-			s.Elements[ch.Code] = *ch.After
-		} else {
-			delete(s.Elements, ch.Code)
+	s.plan, s.results = plan, nil
+	s.byCode = make([]int32, len(plan.Changes))
+	for i := range s.byCode {
+		s.byCode[i] = int32(i)
+	}
+	slices.SortFunc(s.byCode, func(a, b int32) int { return strings.Compare(plan.Changes[a].Code, plan.Changes[b].Code) })
+	kept := stateElements{}
+	for code, el := range s.Elements {
+		if _, named := slices.BinarySearchFunc(s.byCode, code, func(i int32, code string) int {
+			return strings.Compare(plan.Changes[i].Code, code)
+		}); !named {
+			kept[code] = el
 		}
 	}
+	s.Elements = kept
 }
 
-// Finish records what was done: an element changed as planned holds the
-// plan's after; a failed or skipped change leaves no entry, so that the
-// next run reads it.
-func (s *StateFile) Finish(plan *Plan, results *Results) {
-	for i, ch := range plan.Changes {
-		if i >= results.Len() || results.At(i).Status != StatusOK {
-			delete(s.Elements, ch.Code)
-			continue
-		}
-		switch {
-		case ch.Action == ActionDelete:
-			delete(s.Elements, ch.Code)
-		case ch.After != nil:
-			s.Elements[ch.Code] = *ch.After
-		}
-	}
+// Finish records what was done, by results.
+func (s *StateFile) Finish(results *Results) {
+	s.results = results
 }
 
 // sameLinks reports whether two lists hold the same set of links.

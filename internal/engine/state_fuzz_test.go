@@ -24,7 +24,7 @@ func FuzzState(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := parseState(b)
+		st, err := readState(bytes.NewReader(b))
 		if err != nil {
 			return
 		}
@@ -41,7 +41,7 @@ func FuzzState(f *testing.F) {
 		if !bytes.Equal(written.Bytes(), again) {
 			t.Fatalf("Save writes\n%s\njson.Marshal\n%s", written.Bytes(), again)
 		}
-		back, err := parseState(again)
+		back, err := readState(bytes.NewReader(again))
 		if err != nil || !reflect.DeepEqual(st.Known(), back.Known()) {
 			t.Fatalf("round trip: %v\n%s\n%s", err, b, again)
 		}
@@ -51,10 +51,14 @@ func FuzzState(f *testing.F) {
 // A state file the strict reading refuses is unusable, saying why.
 func TestStateRefusals(t *testing.T) {
 	for text, want := range map[string]string{
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{}} {}`:                     "data after the value",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{},"elements":{}}`:          "given more than once",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"Description":"x"}}}`: "unknown member",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"isActive":"yes"}}}`:  "must be bool",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{}} {}`:                                    "data after the value",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{},"elements":{}}`:                         "given more than once",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"Description":"x"}}}`:                "unknown member",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"isActive":"yes"}}}`:                 "must be bool",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":[]}`:                                       "elements: must be an object",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{},"A":{}}}`:                          "elements.A: given more than once",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"isActive":true,"isActive":false}}}`: "elements.A.isActive: given more than once",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{},}}`:                                "invalid JSON",
 	} {
 		path := filepath.Join(t.TempDir(), "state.json")
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {

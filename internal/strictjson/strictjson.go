@@ -10,6 +10,7 @@ package strictjson
 import (
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -60,6 +61,13 @@ const (
 // package.
 func Unmarshal(raw []byte, v any) error {
 	return explain(json.Unmarshal(raw, v, json.RejectUnknownMembers(true)))
+}
+
+// UnmarshalRead decodes the one JSON value of r into v, as Unmarshal
+// does, without holding the text whole: a type that reads itself with
+// UnmarshalJSONFrom reads a large value a member at a time.
+func UnmarshalRead(r io.Reader, v any) error {
+	return explain(json.UnmarshalRead(r, v, json.RejectUnknownMembers(true)))
 }
 
 // explain makes an error of the json module an *Error.

@@ -287,7 +287,7 @@ func Run(ctx context.Context, o *Options) error {
 		results.Add(engine.Result{Line: r.Line, Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid, Detail: "left out: invalid"})
 	}
 	if state != nil {
-		state.Finish(plan, results)
+		state.Finish(results)
 		if err := state.Save(o.State); err != nil {
 			fmt.Fprintf(o.IO.ErrOut, "error: writing the state: %v; run with --refresh next time\n", err)
 		}

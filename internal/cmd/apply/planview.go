@@ -88,10 +88,11 @@ func changeFields(ch engine.Change, paint func(color, s string) string) [][2]str
 	field := func(name, value string) { out = append(out, [2]string{name, value}) }
 	switch ch.Action {
 	case engine.ActionCreate:
-		field("description", quote(ch.After.Description))
-		field("isActive", strconv.FormatBool(ch.After.IsActive))
-		if len(ch.After.BusinessOrganizations) > 0 {
-			field("organizations", paint(green, orgList("+", ch.After.BusinessOrganizations)))
+		after := ch.Desired()
+		field("description", quote(after.Description))
+		field("isActive", strconv.FormatBool(after.IsActive))
+		if len(after.BusinessOrganizations) > 0 {
+			field("organizations", paint(green, orgList("+", after.BusinessOrganizations)))
 		}
 	case engine.ActionDelete:
 		field("description", quote(ch.Before.Description))
