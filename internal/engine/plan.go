@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -208,7 +208,7 @@ type PlanOptions struct {
 	// record names exactly these links and that the list shows with the
 	// description and active flag the state recorded: an element changed
 	// since may have had its links changed too.
-	Known map[string]State
+	Known map[string]*State
 	// AlsoNamed are the codes of records left out as invalid: the file
 	// names them all the same, so a prune never deletes them.
 	AlsoNamed []string
@@ -227,61 +227,61 @@ func (o PlanOptions) withDefaults() PlanOptions {
 // BuildPlan reads the platform's current state and compares it with the
 // records by code. It reads the list of elements page by page, and the
 // links of an element only when its record says something about links.
+// The list is compared as it is read, not held: an element the file names
+// becomes its change's Before at once, and one it does not is kept only
+// for a prune.
 func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOptions) (*Plan, error) {
 	opts = opts.withDefaults()
-	current, err := readElements(ctx, c, listOptions(opts.PageSize, opts.MaxPages))
-	if err != nil {
-		return nil, err
+	byCode := make(map[string]int, len(records)) // -1: left out as invalid
+	for _, code := range opts.AlsoNamed {
+		byCode[code] = -1
 	}
-	plan := &Plan{Changes: make([]Change, 0, len(records))}
-	var named map[string]bool // only a prune needs to know
-	if opts.Prune {
-		named = make(map[string]bool, len(records))
-		for i := range records {
-			named[records[i].Code] = true
-		}
-		for _, code := range opts.AlsoNamed {
-			named[code] = true
-		}
-	}
-	var needLinks []int
 	for i := range records {
-		r := &records[i]
-		listed, ok := current[r.Code]
-		if !ok {
-			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r})
+		byCode[records[i].Code] = i
+	}
+	plan := &Plan{Changes: make([]Change, len(records))}
+	gone := map[string]*State{}
+	for el, err := range c.WBSElements.All(ctx, listOptions(opts.PageSize, opts.MaxPages)) {
+		if err != nil {
+			return nil, fmt.Errorf("reading the current elements: %w", err)
+		}
+		listed := &State{Description: el.Description, IsActive: el.IsActive}
+		i, named := byCode[el.Code]
+		switch {
+		case !named && opts.Prune:
+			gone[el.Code] = listed
+			continue
+		case !named || i < 0:
 			continue
 		}
-		known, trusted := opts.Known[r.Code]
-		if trusted = trusted && r.OrganizationsSet && known.BusinessOrganizations != nil &&
-			sameListed(listed, &known) && sameLinks(known.BusinessOrganizations, r.Organizations); trusted {
-			listed.BusinessOrganizations = known.BusinessOrganizations
+		r := &records[i]
+		if known := opts.Known[r.Code]; known != nil && r.OrganizationsSet && known.BusinessOrganizations != nil &&
+			sameListed(listed, known) && sameLinks(known.BusinessOrganizations, r.Organizations) {
+			listed = known // its links are trusted, not read
 		}
-		plan.Changes = append(plan.Changes, diffElement(r, listed))
-		if r.OrganizationsSet && !trusted {
-			needLinks = append(needLinks, len(plan.Changes)-1)
+		plan.Changes[i] = diffElement(r, listed)
+	}
+	var needLinks []int
+	for i := range plan.Changes {
+		switch r, ch := &records[i], &plan.Changes[i]; {
+		case ch.Action == "":
+			*ch = Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r}
+		case r.OrganizationsSet && ch.Before.BusinessOrganizations == nil:
+			needLinks = append(needLinks, i)
 		}
 	}
 	if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
 		return nil, err
 	}
-	// So does one whose links, once read, are as the record states them.
-	for i := range plan.Changes {
+	// An element whose links, once read, are as its record states them
+	// holds one state, not two equal ones.
+	for _, i := range needLinks {
 		if ch := &plan.Changes[i]; ch.Action == ActionUnchanged && sameState(ch.Before, ch.After) {
 			ch.After = ch.Before
 		}
 	}
-	if opts.Prune {
-		var gone []string
-		for code := range current {
-			if !named[code] {
-				gone = append(gone, code)
-			}
-		}
-		sort.Strings(gone)
-		for _, code := range gone {
-			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, Before: current[code]})
-		}
+	for _, code := range slices.Sorted(maps.Keys(gone)) {
+		plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, Before: gone[code]})
 	}
 	return plan, nil
 }

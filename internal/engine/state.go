@@ -92,7 +92,7 @@ func readState(r io.Reader) (*StateFile, error) {
 // stateElements are a state's elements by code. They are read an element
 // at a time, its links shared as it is read: the lists of 200,000
 // elements, held until the end of the file, held 19 MB.
-type stateElements map[string]State
+type stateElements map[string]*State
 
 // UnmarshalJSONFrom reads the elements from dec.
 func (m *stateElements) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
@@ -120,7 +120,7 @@ func (m *stateElements) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			return err
 		}
 		el.BusinessOrganizations = shareLinks(el.BusinessOrganizations)
-		(*m)[code] = el
+		(*m)[code] = &el
 	}
 	_, err = dec.ReadToken()
 	return err
@@ -192,8 +192,7 @@ func (s *StateFile) entries() iter.Seq2[string, *State] {
 		for _, i := range s.byCode {
 			ch := &s.plan.Changes[i]
 			for ; k < len(kept) && kept[k] < ch.Code; k++ {
-				el := s.Elements[kept[k]]
-				if !yield(kept[k], &el) {
+				if !yield(kept[k], s.Elements[kept[k]]) {
 					return
 				}
 			}
@@ -202,8 +201,7 @@ func (s *StateFile) entries() iter.Seq2[string, *State] {
 			}
 		}
 		for ; k < len(kept); k++ {
-			el := s.Elements[kept[k]]
-			if !yield(kept[k], &el) {
+			if !yield(kept[k], s.Elements[kept[k]]) {
 				return
 			}
 		}
@@ -231,7 +229,7 @@ func (s *StateFile) planned(i int) *State {
 }
 
 // Known returns what the state recorded, by code, for PlanOptions.Known.
-func (s *StateFile) Known() map[string]State {
+func (s *StateFile) Known() map[string]*State {
 	return s.Elements
 }
 
