@@ -232,12 +232,10 @@ func (o PlanOptions) withDefaults() PlanOptions {
 // for a prune.
 func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOptions) (*Plan, error) {
 	opts = opts.withDefaults()
-	byCode := make(map[string]int, len(records)) // -1: left out as invalid
+	byCode := newCodeIndex(len(records), func(i int) string { return records[i].Code })
+	alsoNamed := make(map[string]bool, len(opts.AlsoNamed))
 	for _, code := range opts.AlsoNamed {
-		byCode[code] = -1
-	}
-	for i := range records {
-		byCode[records[i].Code] = i
+		alsoNamed[code] = true
 	}
 	plan := &Plan{Changes: make([]Change, len(records))}
 	gone := map[string]*State{}
@@ -246,12 +244,11 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 			return nil, fmt.Errorf("reading the current elements: %w", err)
 		}
 		listed := &State{Description: el.Description, IsActive: el.IsActive}
-		i, named := byCode[el.Code]
-		switch {
-		case !named && opts.Prune:
-			gone[el.Code] = listed
-			continue
-		case !named || i < 0:
+		i, named := byCode.find(el.Code)
+		if !named {
+			if opts.Prune && !alsoNamed[el.Code] {
+				gone[el.Code] = listed
+			}
 			continue
 		}
 		r := &records[i]
@@ -284,6 +281,32 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 		plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, Before: gone[code]})
 	}
 	return plan, nil
+}
+
+// codeIndex finds one of n items by its code: it holds their indices
+// sorted by code, 4 bytes an item (at 200,000 records 0.8 MB, where a map
+// took 7).
+type codeIndex struct {
+	sorted []int32
+	code   func(i int) string
+}
+
+func newCodeIndex(n int, code func(i int) string) codeIndex {
+	x := codeIndex{sorted: make([]int32, n), code: code}
+	for i := range x.sorted {
+		x.sorted[i] = int32(i)
+	}
+	slices.SortFunc(x.sorted, func(a, b int32) int { return strings.Compare(code(int(a)), code(int(b))) })
+	return x
+}
+
+// find returns the index of the item of code.
+func (x codeIndex) find(code string) (int, bool) {
+	k, ok := slices.BinarySearchFunc(x.sorted, code, func(i int32, code string) int { return strings.Compare(x.code(int(i)), code) })
+	if !ok {
+		return 0, false
+	}
+	return int(x.sorted[k]), true
 }
 
 // listOptions are the options of apply's list reads.

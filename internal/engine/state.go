@@ -11,7 +11,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -39,7 +38,7 @@ type StateFile struct {
 	// name: those it names are written from the plan, and from the
 	// results once Finish has them, not copied into the map.
 	plan    *Plan
-	byCode  []int32 // the plan's changes, in the order of their codes
+	byCode  codeIndex // the plan's changes by code
 	results *Results
 }
 
@@ -189,7 +188,7 @@ func (s *StateFile) entries() iter.Seq2[string, *State] {
 	return func(yield func(string, *State) bool) {
 		kept := slices.Sorted(maps.Keys(s.Elements))
 		k := 0
-		for _, i := range s.byCode {
+		for _, i := range s.byCode.sorted {
 			ch := &s.plan.Changes[i]
 			for ; k < len(kept) && kept[k] < ch.Code; k++ {
 				if !yield(kept[k], s.Elements[kept[k]]) {
@@ -238,16 +237,10 @@ func (s *StateFile) Known() map[string]*State {
 // keeps only the elements the plan does not name.
 func (s *StateFile) Begin(plan *Plan) {
 	s.plan, s.results = plan, nil
-	s.byCode = make([]int32, len(plan.Changes))
-	for i := range s.byCode {
-		s.byCode[i] = int32(i)
-	}
-	slices.SortFunc(s.byCode, func(a, b int32) int { return strings.Compare(plan.Changes[a].Code, plan.Changes[b].Code) })
+	s.byCode = newCodeIndex(len(plan.Changes), func(i int) string { return plan.Changes[i].Code })
 	kept := stateElements{}
 	for code, el := range s.Elements {
-		if _, named := slices.BinarySearchFunc(s.byCode, code, func(i int32, code string) int {
-			return strings.Compare(plan.Changes[i].Code, code)
-		}); !named {
+		if _, named := s.byCode.find(code); !named {
 			kept[code] = el
 		}
 	}
