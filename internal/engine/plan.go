@@ -51,8 +51,17 @@ type Change struct {
 // Desired is what the element holds once ch is made: its After, or a
 // create's record state; nil for a delete.
 func (ch *Change) Desired() *State {
+	return ch.desired(nil)
+}
+
+// desired is Desired; a create's state is made in scratch, when given.
+func (ch *Change) desired(scratch *State) *State {
 	if ch.After == nil && ch.Action == ActionCreate && ch.record != nil {
-		return recordState(ch.record, nil)
+		if scratch == nil {
+			scratch = &State{}
+		}
+		setRecordState(scratch, ch.record, nil)
+		return scratch
 	}
 	return ch.After
 }
