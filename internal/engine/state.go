@@ -11,9 +11,9 @@ import (
 	"iter"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
@@ -77,7 +77,7 @@ func LoadState(path, baseURL, clientID string) (*StateFile, error) {
 // is 31 MB, and held whole it was most of a re-apply's peak.
 func readState(r io.Reader) (*StateFile, error) {
 	var st StateFile
-	if err := strictjson.UnmarshalRead(r, &st); err != nil {
+	if err := strictjson.UnmarshalLarge(r, &st); err != nil {
 		return nil, err
 	}
 	if st.FormatVersion != StateFormatVersion {
@@ -89,6 +89,30 @@ func readState(r io.Reader) (*StateFile, error) {
 	return &st, nil
 }
 
+// UnmarshalJSONFrom reads a state file by strictjson's rules, for
+// strictjson.UnmarshalLarge.
+func (s *StateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	seen := map[string]bool{}
+	return readObject(dec, func(name string) error {
+		given := seen[name]
+		seen[name] = true
+		switch name {
+		case "formatVersion":
+			return strictjson.Member(dec, &s.FormatVersion, given)
+		case "baseUrl":
+			return strictjson.Member(dec, &s.BaseURL, given)
+		case "clientId":
+			return strictjson.Member(dec, &s.ClientID, given)
+		case "elements":
+			if given {
+				return strictjson.Member(dec, nil, given)
+			}
+			return s.Elements.UnmarshalJSONFrom(dec)
+		}
+		return strictjson.UnknownMember(dec, reflect.TypeFor[StateFile]())
+	})
+}
+
 // stateElements are a state's elements by code. They are read an element
 // at a time, its links shared as it is read: the lists of 200,000
 // elements, held until the end of the file, held 19 MB.
@@ -96,31 +120,42 @@ type stateElements map[string]*State
 
 // UnmarshalJSONFrom reads the elements from dec.
 func (m *stateElements) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadToken()
+		*m = nil
+		return err
+	}
+	*m = stateElements{}
+	return readObject(dec, func(code string) error {
+		_, given := (*m)[code]
+		var el State
+		if err := strictjson.Member(dec, &el, given); err != nil {
+			return err
+		}
+		el.BusinessOrganizations = shareLinks(el.BusinessOrganizations)
+		(*m)[code] = &el
+		return nil
+	})
+}
+
+// readObject reads the JSON object dec is at, calling member with each
+// name, at its value.
+func readObject(dec *jsontext.Decoder, member func(name string) error) error {
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
 	}
-	switch tok.Kind() {
-	case 'n':
-		*m = nil
-		return nil
-	case '{':
-	default:
-		return strictjson.Refuse("must be an object of elements by code")
+	if tok.Kind() != '{' {
+		return strictjson.Refuse("must be an object")
 	}
-	*m = stateElements{}
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
 			return err
 		}
-		code := name.String() // before the token is read past
-		var el State
-		if err := jsonv2.UnmarshalDecode(dec, &el); err != nil {
+		if err := member(name.String()); err != nil {
 			return err
 		}
-		el.BusinessOrganizations = shareLinks(el.BusinessOrganizations)
-		(*m)[code] = &el
 	}
 	_, err = dec.ReadToken()
 	return err

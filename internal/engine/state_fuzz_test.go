@@ -51,14 +51,18 @@ func FuzzState(f *testing.F) {
 // A state file the strict reading refuses is unusable, saying why.
 func TestStateRefusals(t *testing.T) {
 	for text, want := range map[string]string{
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{}} {}`:                                    "data after the value",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{},"elements":{}}`:                         "given more than once",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"Description":"x"}}}`:                "unknown member",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"isActive":"yes"}}}`:                 "must be bool",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":[]}`:                                       "elements: must be an object",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{},"A":{}}}`:                          "elements.A: given more than once",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"isActive":true,"isActive":false}}}`: "elements.A.isActive: given more than once",
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{},}}`:                                "invalid JSON",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{}} {}`:                                                     "data after the value",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{},"elements":{}}`:                                          "given more than once",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"Description":"x"}}}`:                                 "unknown member",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"isActive":"yes"}}}`:                                  "must be bool",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":[]}`:                                                        "elements: must be an object",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{},"A":{}}}`:                                           "elements.A: given more than once",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"isActive":true,"isActive":false}}}`:                  "elements.A.isActive: given more than once",
+		`{"formatVersion":1,"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{}}`:                                      "formatVersion: given more than once",
+		`{"formatversion":1,"baseUrl":"u","clientId":"c","elements":{}}`:                                                        "formatversion: unknown member",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{"businessOrganizations":[{"code":"1","code":"2"}]}}}`: "elements.A.businessOrganizations[0].code: given more than once",
+		`[]`: "must be an object",
+		`{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{"A":{},}}`: "invalid JSON",
 	} {
 		path := filepath.Join(t.TempDir(), "state.json")
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
