@@ -101,7 +101,7 @@ var (
 func (p *parser) text(data []byte, f Format) ([]byte, bool) {
 	name := ""
 	if p.opts.Encoding != "" {
-		name, _ = encodingName(p.opts.Encoding) // checked by ParseWith
+		name, _ = encodingName(p.opts.Encoding) // checked by ParseBytes
 	}
 	var order binary.ByteOrder
 	switch {

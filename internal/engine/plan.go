@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -305,8 +306,24 @@ func newCodeIndex(n int, code func(i int) string) codeIndex {
 	for i := range x.sorted {
 		x.sorted[i] = int32(i)
 	}
-	slices.SortFunc(x.sorted, func(a, b int32) int { return strings.Compare(code(int(a)), code(int(b))) })
+	slices.SortFunc(x.sorted, func(a, b int32) int { return cmp.Or(strings.Compare(code(int(a)), code(int(b))), cmp.Compare(a, b)) })
 	return x
+}
+
+// repeats returns, for each item whose code an earlier item has, the index
+// of the first item of its code.
+func (x codeIndex) repeats() map[int]int {
+	first := map[int]int{}
+	for k := 1; k < len(x.sorted); k++ {
+		i, prev := int(x.sorted[k]), int(x.sorted[k-1])
+		if x.code(i) == x.code(prev) {
+			if f, ok := first[prev]; ok {
+				prev = f
+			}
+			first[i] = prev
+		}
+	}
+	return first
 }
 
 // find returns the index of the item of code.

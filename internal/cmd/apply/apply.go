@@ -5,7 +5,6 @@ package apply
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -419,7 +418,7 @@ func readFile(o *Options) (*engine.File, string, error) {
 	if err := read.Check(format); err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	parsed, err := engine.ParseWith(bytes.NewReader(data), format, read)
+	parsed, err := engine.ParseBytes(data, format, read)
 	if err != nil {
 		return nil, "", err
 	}
