@@ -203,7 +203,8 @@ func (t *table) add(line int, row []string) {
 				p.problem(Problem{Line: line, Code: rec.Code, Field: "businessOrganizations", Message: err.Error()})
 			}
 			// Shared at once, so that the lists parsed, and the lines
-			// their strings are part of, are not held until check.
+			// their strings are part of, are not held until check (a
+			// held list keeps the line it was first read from).
 			rec.Organizations, rec.OrganizationsSet = shareLinks(orgs), true
 		}
 	}

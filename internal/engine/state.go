@@ -63,6 +63,9 @@ func LoadState(path, baseURL, clientID string) (*StateFile, error) {
 	}
 	defer f.Close()
 	st, err := readState(bufio.NewReader(f))
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, pe // not read, rather than unusable
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v (run with --refresh to rebuild it)", ErrStateUnusable, path, err)
 	}
@@ -178,9 +181,10 @@ func (s *StateFile) Save(path string) error {
 	return f.Commit()
 }
 
-// write writes s as json.Marshal does, an element at a time: neither the
-// whole file nor a sorted copy of the map is held (at 200,000 elements
-// json.Marshal held 45 MB more).
+// write writes s an element at a time, as json.Marshal writes a state
+// with the same elements: the whole file is not held (at 200,000
+// elements json.Marshal held 45 MB more). From Begin on, the elements are
+// those of entries.
 func (s *StateFile) write(w *bufio.Writer) error {
 	head, err := json.Marshal(struct {
 		FormatVersion int    `json:"formatVersion"`
@@ -269,14 +273,16 @@ func (s *StateFile) planned(i int, scratch *State) *State {
 	return ch.desired(scratch)
 }
 
-// Known returns what the state recorded, by code, for PlanOptions.Known.
+// Known returns what the state recorded, by code, for PlanOptions.Known;
+// it is asked before Begin, which keeps only what the plan does not name.
 func (s *StateFile) Known() map[string]*State {
 	return s.Elements
 }
 
-// Begin records, before any write, what the plan read: the unchanged
-// elements as they are, and nothing for those about to change. The map
-// keeps only the elements the plan does not name.
+// Begin takes the plan, before any write: from then on the state holds
+// the unchanged elements as the plan read them, nothing for those about
+// to change (see planned), and, in its map, the elements the plan does
+// not name.
 func (s *StateFile) Begin(plan *Plan) {
 	s.plan, s.results = plan, nil
 	s.byCode = newCodeIndex(len(plan.Changes), func(i int) string { return plan.Changes[i].Code })

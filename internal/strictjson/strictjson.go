@@ -71,6 +71,10 @@ func Unmarshal(raw []byte, v any) error {
 // object refuses a name given twice, and reads each small value whole
 // with Member.
 func UnmarshalLarge(r io.Reader, v any) error {
+	if _, ok := v.(json.UnmarshalerFrom); !ok {
+		// Read by the module, its names would go unchecked.
+		return fmt.Errorf("strictjson.UnmarshalLarge: %T does not read itself", v)
+	}
 	return explain(json.UnmarshalRead(r, v, json.RejectUnknownMembers(true), jsontext.AllowDuplicateNames(true)))
 }
 
