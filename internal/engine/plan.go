@@ -59,7 +59,7 @@ func (ch *Change) Desired() *State {
 func (ch *Change) desired(scratch *State) *State {
 	if ch.After == nil && ch.Action == ActionCreate && ch.record != nil {
 		if scratch == nil {
-			scratch = &State{}
+			return recordState(ch.record, nil)
 		}
 		setRecordState(scratch, ch.record, nil)
 		return scratch
@@ -249,29 +249,28 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 	}
 	plan := &Plan{Changes: make([]Change, len(records))}
 	gone := map[string]*State{}
-	for el, err := range c.WBSElements.All(ctx, listOptions(opts.PageSize, opts.MaxPages)) {
-		if err != nil {
-			return nil, fmt.Errorf("reading the current elements: %w", err)
-		}
-		listed := &State{Description: el.Description, IsActive: el.IsActive}
-		i, named := byCode.find(el.Code)
+	err := listElements(ctx, c, listOptions(opts.PageSize, opts.MaxPages), func(code string, listed *State) {
+		i, named := byCode.find(code)
 		if !named {
-			if opts.Prune && !alsoNamed[el.Code] {
-				gone[el.Code] = listed
+			if opts.Prune && !alsoNamed[code] {
+				gone[code] = listed
 			}
-			continue
+			return
 		}
 		r := &records[i]
-		if known := opts.Known[r.Code]; known != nil && r.OrganizationsSet && known.BusinessOrganizations != nil &&
+		if known := opts.Known[code]; known != nil && r.OrganizationsSet && known.BusinessOrganizations != nil &&
 			sameListed(listed, known) && sameLinks(known.BusinessOrganizations, r.Organizations) {
 			listed = known // its links are trusted, not read
 		}
 		plan.Changes[i] = diffElement(r, listed)
+	})
+	if err != nil {
+		return nil, err
 	}
 	var needLinks []int
 	for i := range plan.Changes {
 		switch r, ch := &records[i], &plan.Changes[i]; {
-		case ch.Action == "":
+		case ch.Action == "": // not listed
 			*ch = Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r}
 		case r.OrganizationsSet && ch.Before.BusinessOrganizations == nil:
 			needLinks = append(needLinks, i)
@@ -344,13 +343,22 @@ func listOptions(pageSize, maxPages int) *sdk.ListOptions {
 // links not read. A plan's change takes the state as its Before.
 func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[string]*State, error) {
 	current := map[string]*State{}
-	for el, err := range c.WBSElements.All(ctx, lo) {
-		if err != nil {
-			return nil, fmt.Errorf("reading the current elements: %w", err)
-		}
-		current[el.Code] = &State{Description: el.Description, IsActive: el.IsActive}
+	if err := listElements(ctx, c, lo, func(code string, listed *State) { current[code] = listed }); err != nil {
+		return nil, err
 	}
 	return current, nil
+}
+
+// listElements calls fn with each element the list shows, as its pages are
+// read: its code and its state as listed, links not read.
+func listElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions, fn func(code string, listed *State)) error {
+	for el, err := range c.WBSElements.All(ctx, lo) {
+		if err != nil {
+			return fmt.Errorf("reading the current elements: %w", err)
+		}
+		fn(el.Code, &State{Description: el.Description, IsActive: el.IsActive})
+	}
+	return nil
 }
 
 // diffElement plans the update of the element listed as before to r,

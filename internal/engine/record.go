@@ -126,6 +126,9 @@ func Parse(r io.Reader, f Format) (*File, error) {
 // everything: a workbook's sheet, a CSV file's delimiter, a text file's
 // encoding.
 func ParseWith(r io.Reader, f Format, opts ReadOptions) (*File, error) {
+	if err := checkParse(f, opts); err != nil {
+		return nil, err // before the file is read
+	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
 		return nil, err
@@ -136,13 +139,8 @@ func ParseWith(r io.Reader, f Format, opts ReadOptions) (*File, error) {
 // ParseBytes is ParseWith of a file already read, which it does not copy
 // or change.
 func ParseBytes(data []byte, f Format, opts ReadOptions) (*File, error) {
-	if err := opts.Check(f); err != nil {
+	if err := checkParse(f, opts); err != nil {
 		return nil, err
-	}
-	switch f {
-	case FormatCSV, FormatJSON, FormatNDJSON, FormatYAML, FormatXLSX:
-	default:
-		return nil, fmt.Errorf("unknown format %q", f)
 	}
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileBytes)
@@ -192,6 +190,19 @@ func (p *parser) problem(pr Problem) {
 	if len(p.file.Problems) < maxProblems {
 		p.file.Problems = append(p.file.Problems, pr)
 	}
+}
+
+// checkParse refuses a format that is not one and options it does not
+// take.
+func checkParse(f Format, opts ReadOptions) error {
+	if err := opts.Check(f); err != nil {
+		return err
+	}
+	switch f {
+	case FormatCSV, FormatJSON, FormatNDJSON, FormatYAML, FormatXLSX:
+		return nil
+	}
+	return fmt.Errorf("unknown format %q", f)
 }
 
 // check validates the records against the SDK's limits and finds codes

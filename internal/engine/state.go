@@ -97,19 +97,18 @@ func readState(r io.Reader) (*StateFile, error) {
 func (s *StateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	seen := map[string]bool{}
 	return readObject(dec, func(name string) error {
-		given := seen[name]
+		if seen[name] {
+			return strictjson.Repeated(dec)
+		}
 		seen[name] = true
 		switch name {
 		case "formatVersion":
-			return strictjson.Member(dec, &s.FormatVersion, given)
+			return strictjson.Member(dec, &s.FormatVersion)
 		case "baseUrl":
-			return strictjson.Member(dec, &s.BaseURL, given)
+			return strictjson.Member(dec, &s.BaseURL)
 		case "clientId":
-			return strictjson.Member(dec, &s.ClientID, given)
+			return strictjson.Member(dec, &s.ClientID)
 		case "elements":
-			if given {
-				return strictjson.Member(dec, nil, given)
-			}
 			return s.Elements.UnmarshalJSONFrom(dec)
 		}
 		return strictjson.UnknownMember(dec, reflect.TypeFor[StateFile]())
@@ -130,9 +129,11 @@ func (m *stateElements) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*m = stateElements{}
 	return readObject(dec, func(code string) error {
-		_, given := (*m)[code]
+		if _, given := (*m)[code]; given {
+			return strictjson.Repeated(dec)
+		}
 		var el State
-		if err := strictjson.Member(dec, &el, given); err != nil {
+		if err := strictjson.Member(dec, &el); err != nil {
 			return err
 		}
 		el.BusinessOrganizations = shareLinks(el.BusinessOrganizations)

@@ -79,13 +79,9 @@ func UnmarshalLarge(r io.Reader, v any) error {
 }
 
 // Member decodes the value of the member dec is at into v by the
-// package's rules, for an UnmarshalJSONFrom method of UnmarshalLarge;
-// given says that the object gave the member before, which is refused.
-func Member(dec *jsontext.Decoder, v any, given bool) error {
+// package's rules, for an UnmarshalJSONFrom method of UnmarshalLarge.
+func Member(dec *jsontext.Decoder, v any) error {
 	at := dec.StackPointer()
-	if given {
-		return &Error{Kind: Duplicate, Path: path(at), Offset: dec.InputOffset(), Message: "given more than once"}
-	}
 	raw, err := dec.ReadValue()
 	if err != nil {
 		return err
@@ -105,6 +101,12 @@ func Member(dec *jsontext.Decoder, v any, given bool) error {
 	return nil
 }
 
+// Repeated is the refusal of the member dec is at, which its object gave
+// before, for an UnmarshalJSONFrom method of UnmarshalLarge.
+func Repeated(dec *jsontext.Decoder) error {
+	return &Error{Kind: Duplicate, Path: path(dec.StackPointer()), Offset: dec.InputOffset(), Message: "given more than once"}
+}
+
 // UnknownMember is the refusal of the member dec is at, which t does not
 // have, for an UnmarshalJSONFrom method of UnmarshalLarge.
 func UnknownMember(dec *jsontext.Decoder, t reflect.Type) error {
@@ -119,7 +121,7 @@ func explain(err error) error {
 	}
 	var done *Error
 	if errors.As(err, &done) {
-		return done // refused by Member or Unknown
+		return done // refused by Member, Repeated or UnknownMember
 	}
 	var syn *jsontext.SyntacticError
 	var sem *json.SemanticError
