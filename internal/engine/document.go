@@ -18,7 +18,7 @@ func (p *Plan) Document(showUnchanged bool) PlanDocument {
 	doc := PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Change{}, Summary: p.Counts()}
 	for _, ch := range p.Changes {
 		if ch.Action != ActionUnchanged || showUnchanged {
-			ch.After = ch.Desired()
+			ch.Before, ch.After = ch.Held(), ch.Desired()
 			doc.Changes = append(doc.Changes, ch)
 		}
 	}

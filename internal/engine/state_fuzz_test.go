@@ -24,7 +24,11 @@ func FuzzState(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := readState(bytes.NewReader(b))
+		st, err := readState(bytes.NewReader(b), nil)
+		// Read for a plan, the file is refused or accepted alike.
+		if _, errNamed := readState(bytes.NewReader(b), []Record{{Code: "A"}, {Code: "Z"}}); (err == nil) != (errNamed == nil) {
+			t.Fatalf("read alone: %v; for records A and Z: %v", err, errNamed)
+		}
 		if err != nil {
 			return
 		}
@@ -41,8 +45,8 @@ func FuzzState(f *testing.F) {
 		if !bytes.Equal(written.Bytes(), again) {
 			t.Fatalf("Save writes\n%s\njson.Marshal\n%s", written.Bytes(), again)
 		}
-		back, err := readState(bytes.NewReader(again))
-		if err != nil || !reflect.DeepEqual(st.Known(), back.Known()) {
+		back, err := readState(bytes.NewReader(again), nil)
+		if err != nil || !reflect.DeepEqual(st.Elements, back.Elements) {
 			t.Fatalf("round trip: %v\n%s\n%s", err, b, again)
 		}
 	})
@@ -68,9 +72,12 @@ func TestStateRefusals(t *testing.T) {
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadState(path, "u", "c")
-		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrStateUnusable) {
-			t.Errorf("%s: %v, want %q", text, err, want)
+		// Read alone, and for a plan of records that name A.
+		for _, records := range [][]Record{nil, {{Code: "A"}}} {
+			_, err := LoadState(path, "u", "c", records)
+			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrStateUnusable) {
+				t.Errorf("%s, records %v: %v, want %q", text, records, err, want)
+			}
 		}
 	}
 }

@@ -1,11 +1,16 @@
 package engine
 
 import (
+	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
 // The state written after Begin and Finish holds, in code order, the
@@ -71,8 +76,90 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	if got := saved(); got != want {
 		t.Errorf("after Finish:\n got %s\nwant %s", got, want)
 	}
-	back, err := LoadState(path, "u", "c")
+	back, err := LoadState(path, "u", "c", nil)
 	if err != nil || len(back.Elements) != 4 || *back.Elements["E"].Description != "new E" {
 		t.Errorf("read back: %v, %v", back, err)
+	}
+}
+
+// A re-apply with a state reads the links of only the elements whose
+// state names other links than their record, or none; an element that
+// holds just what its record states is planned without a state of its
+// own, and shown, saved and written back all the same.
+func TestKnownSparesLinkReads(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	c := testClient(t, srv)
+	recs := records(6)
+	converge(t, c, recs, false)
+
+	entry := func(r *Record, links []sdk.BusinessOrganization) string {
+		b, err := json.Marshal(State{Description: r.Description, IsActive: *r.IsActive, BusinessOrganizations: links})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	reversed := slices.Clone(recs[3].Organizations)
+	slices.Reverse(reversed)
+	file := `{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{` +
+		`"P-00000":` + entry(&recs[0], recs[0].Organizations) + `,` + // the record's state
+		`"P-00002":` + entry(&recs[2], []sdk.BusinessOrganization{{Code: "9", EntityType: "plant"}}) + `,` + // other links
+		`"P-00003":` + entry(&recs[3], reversed) + `,` + // the same links, in another order
+		`"Z-OLD":{"description":null,"isActive":false,"businessOrganizations":[]}}}`
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadState(path, "u", "c", recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Elements) != 1 || st.Elements["Z-OLD"] == nil {
+		t.Errorf("held apart from the records: %v, want Z-OLD alone", slices.Collect(maps.Keys(st.Elements)))
+	}
+
+	srv.ResetStats()
+	plan, err := BuildPlan(context.Background(), c, recs, PlanOptions{Known: st.Known()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// P-00001, 2, 4 and 5: no entry or other links.
+	if got := srv.Stats().Requests[wbstest.OpListLinks]; got != 4 {
+		t.Errorf("%d link reads, want 4", got)
+	}
+	for i, ch := range plan.Changes {
+		want := recordState(&recs[i], nil)
+		if ch.Action != ActionUnchanged || !sameState(ch.Held(), want) || !sameState(ch.Desired(), want) {
+			t.Errorf("%s: %s, held %+v, desired %+v, want unchanged %+v", ch.Code, ch.Action, ch.Held(), ch.Desired(), want)
+		}
+	}
+	if ch := plan.Changes[0]; ch.Before != nil || ch.After != nil {
+		t.Errorf("P-00000 holds its states: %+v", ch)
+	}
+	if ch := plan.Changes[3]; ch.Before == nil || !slices.Equal(ch.Before.BusinessOrganizations, reversed) {
+		t.Errorf("P-00003 holds %+v, want the state's entry", ch.Before)
+	}
+	for _, ch := range plan.Document(true).Changes {
+		if ch.Before == nil || ch.After == nil || ch.Before.BusinessOrganizations == nil {
+			t.Errorf("shown: %s before %+v after %+v", ch.Code, ch.Before, ch.After)
+		}
+	}
+
+	st.Begin(plan)
+	if err := st.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadState(path, "u", "c", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Elements) != 7 {
+		t.Errorf("written back: %d entries, want 7", len(back.Elements))
+	}
+	for i := range recs {
+		if el := back.Elements[recs[i].Code]; !sameState(el, recordState(&recs[i], nil)) {
+			t.Errorf("written back %s: %+v", recs[i].Code, el)
+		}
 	}
 }

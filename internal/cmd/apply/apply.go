@@ -179,7 +179,7 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 		defer unlock()
-		if state, err = engine.LoadState(o.State, c.BaseURL(), c.ClientID()); err != nil && !o.Refresh {
+		if state, err = engine.LoadState(o.State, c.BaseURL(), c.ClientID(), parsed.Records); err != nil && !o.Refresh {
 			return err
 		}
 		if o.Refresh {
