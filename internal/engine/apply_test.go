@@ -33,7 +33,7 @@ func records(n int) []Record {
 		if i%3 == 0 {
 			orgs = append(orgs, sdk.BusinessOrganization{Code: fmt.Sprintf("B%d", i%11), EntityType: "branch"})
 		}
-		recs[i] = Record{Line: i + 2, Code: fmt.Sprintf("P-%05d", i), Description: &d, IsActive: sdk.Ptr(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
+		recs[i] = Record{Line: int32(i + 2), Code: fmt.Sprintf("P-%05d", i), Description: &d, IsActive: sdk.Ptr(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
 	}
 	return recs
 }

@@ -178,7 +178,7 @@ func (p *parser) newTable(header []string, line, rows int) *table {
 // add reads the row of line line, a cell for each column of the header.
 func (t *table) add(line int, row []string) {
 	p := t.p
-	rec := Record{Line: line}
+	rec := Record{Line: int32(line)}
 	for i, cell := range row {
 		switch t.cols[i] {
 		// A row's cells are parts of one string, the line: the code and

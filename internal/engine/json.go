@@ -25,7 +25,7 @@ type fileOrganization struct {
 }
 
 func (j jsonRecord) record(line int) Record {
-	r := Record{Line: line, Description: j.Description, IsActive: j.IsActive}
+	r := Record{Line: int32(line), Description: j.Description, IsActive: j.IsActive}
 	if j.Code != nil {
 		r.Code = *j.Code
 	}

@@ -14,23 +14,54 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
-// Action is what the plan does to one element.
-type Action string
+// Action is what the plan does to one element; in JSON and YAML, its
+// name. It is a byte, not its name, because a plan holds one per record.
+type Action uint8
 
-// The actions of a plan.
+// The actions of a plan. The zero Action is none: a change not yet
+// planned.
 const (
-	ActionCreate    Action = "create"
-	ActionUpdate    Action = "update"
-	ActionUnchanged Action = "unchanged"
-	ActionDelete    Action = "delete"
+	ActionCreate Action = iota + 1
+	ActionUpdate
+	ActionUnchanged
+	ActionDelete
 )
+
+var actionNames = [...]string{"", "create", "update", "unchanged", "delete"}
+
+// String returns the name of a.
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("Action(%d)", uint8(a))
+}
+
+// MarshalText writes the name of a.
+func (a Action) MarshalText() ([]byte, error) {
+	if a == 0 || int(a) >= len(actionNames) {
+		return nil, fmt.Errorf("no action %d", uint8(a))
+	}
+	return []byte(actionNames[a]), nil
+}
+
+// UnmarshalText reads the name of an action.
+func (a *Action) UnmarshalText(b []byte) error {
+	i := slices.Index(actionNames[1:], string(b))
+	if i < 0 {
+		return strictjson.Refuse(fmt.Sprintf("unknown action %q (known: %s)", b, strings.Join(actionNames[1:], ", ")))
+	}
+	*a = Action(i + 1)
+	return nil
+}
 
 // Change is the plan for one element: what to send to make the platform
 // hold the record.
 type Change struct {
 	Action Action `json:"action"`
-	// Line is the record's line in the file; 0 for a prune.
-	Line int    `json:"line,omitempty"`
+	// Line is the record's line in the file; 0 for a prune. Beside the
+	// action, an int32 takes no room of its own.
+	Line int32  `json:"line,omitempty"`
 	Code string `json:"wbsElementCode"`
 	// Fields is what an update changes.
 	Fields FieldSet `json:"fields,omitempty"`
@@ -304,7 +335,7 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 	var needLinks []int
 	for i := range plan.Changes {
 		switch r, ch := &records[i], &plan.Changes[i]; {
-		case ch.Action == "": // not listed
+		case ch.Action == 0: // not listed
 			*ch = Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r}
 		case r.OrganizationsSet && ch.Before != nil && ch.Before.BusinessOrganizations == nil:
 			needLinks = append(needLinks, i)

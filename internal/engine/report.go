@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -55,21 +56,17 @@ func Summarize(results *Results) Summary {
 // String renders the summary in one line for people, such as
 // "create: 10 ok, 1 failed; unchanged: 5 ok".
 func (s Summary) String() string {
-	var actions []string
-	for a := range s.Actions {
-		actions = append(actions, string(a))
-	}
-	sort.Strings(actions)
+	actions := slices.SortedFunc(maps.Keys(s.Actions), func(a, b Action) int { return strings.Compare(a.String(), b.String()) })
 	var parts []string
 	for _, a := range actions {
-		byStatus := s.Actions[Action(a)]
+		byStatus := s.Actions[a]
 		var st []string
 		for _, status := range []Status{StatusOK, StatusFailed, StatusSkipped, StatusInvalid} {
 			if n := byStatus[status]; n > 0 {
 				st = append(st, fmt.Sprintf("%d %s", n, status))
 			}
 		}
-		parts = append(parts, a+": "+strings.Join(st, ", "))
+		parts = append(parts, a.String()+": "+strings.Join(st, ", "))
 	}
 	out := strings.Join(parts, "; ")
 	if out == "" {

@@ -33,7 +33,7 @@ func (rs *Results) At(i int) Result {
 		return r
 	}
 	ch := &rs.plan.Changes[i]
-	return Result{Line: ch.Line, Code: ch.Code, Action: ch.Action, Status: statuses[rs.status[i]]}
+	return Result{Line: int(ch.Line), Code: ch.Code, Action: ch.Action, Status: statuses[rs.status[i]]}
 }
 
 // All yields every result in order.
@@ -54,7 +54,7 @@ func (rs *Results) Add(r Result) { rs.added = append(rs.added, r) }
 func (rs *Results) set(i int, r Result) {
 	delete(rs.whole, i)
 	ch := &rs.plan.Changes[i]
-	plain := Result{Line: ch.Line, Code: ch.Code, Action: ch.Action, Status: r.Status}
+	plain := Result{Line: int(ch.Line), Code: ch.Code, Action: ch.Action, Status: r.Status}
 	for k, s := range statuses {
 		if s == r.Status && r == plain {
 			rs.status[i] = uint8(k)
@@ -67,5 +67,5 @@ func (rs *Results) set(i int, r Result) {
 // setStatus sets the outcome of change i to status alone.
 func (rs *Results) setStatus(i int, s Status) {
 	ch := &rs.plan.Changes[i]
-	rs.set(i, Result{Line: ch.Line, Code: ch.Code, Action: ch.Action, Status: s})
+	rs.set(i, Result{Line: int(ch.Line), Code: ch.Code, Action: ch.Action, Status: s})
 }

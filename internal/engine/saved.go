@@ -288,7 +288,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 	return plan, nil
 }
 
-func (r *savedRecord) record(line int) *Record {
+func (r *savedRecord) record(line int32) *Record {
 	rec := &Record{Line: line, Code: r.Code, Description: r.Description, IsActive: r.IsActive}
 	if r.Organizations != nil {
 		rec.Organizations, rec.OrganizationsSet = *r.Organizations, true

@@ -107,7 +107,7 @@ func TestXLSXReadsCellsAsTheyShow(t *testing.T) {
 		if r.IsActive != nil {
 			active = map[bool]string{true: "true", false: "false"}[*r.IsActive]
 		}
-		if r.Code != w.code || deref(r.Description) != w.desc || (r.Description != nil) != w.descSet || active != w.active || r.Line != i+2 ||
+		if r.Code != w.code || deref(r.Description) != w.desc || (r.Description != nil) != w.descSet || active != w.active || int(r.Line) != i+2 ||
 			len(r.Organizations) != len(w.orgs) {
 			t.Fatalf("record %d: %+v (description %q, active %s), want %+v", i, r, deref(r.Description), active, w)
 		}

@@ -432,7 +432,7 @@ func (s *soak) checkpoint(results []engine.Result, runFailure *failure) {
 	for _, r := range results {
 		if r.Status == engine.StatusFailed {
 			t.Logf("apply: line %d (%q): %s failed: %d %s", r.Line, r.Code, r.Action, r.HTTPStatus, r.Detail)
-			failures = append(failures, textFailure("apply "+string(r.Action)+" "+strconv.Quote(r.Code), r.Detail, r.HTTPStatus, r.CorrelationID))
+			failures = append(failures, textFailure("apply "+r.Action.String()+" "+strconv.Quote(r.Code), r.Detail, r.HTTPStatus, r.CorrelationID))
 		}
 	}
 	if runFailure != nil {
@@ -497,7 +497,7 @@ func (s *soak) checkResults(n int, recs []engine.Record, results []engine.Result
 	parsed := parseFile(t, filepath.Join(s.dir, "elements."+string(formats[n%len(formats)])), formats[n%len(formats)])
 	allOK := true
 	for _, rec := range parsed {
-		r, ok := byLine[rec.Line]
+		r, ok := byLine[int(rec.Line)]
 		switch {
 		case !ok || r.Code != rec.Code:
 			tt.lost++

@@ -283,7 +283,7 @@ func Run(ctx context.Context, o *Options) error {
 		_ = bar.Finish()
 	}
 	for _, r := range parsed.Invalid {
-		results.Add(engine.Result{Line: r.Line, Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid, Detail: "left out: invalid"})
+		results.Add(engine.Result{Line: int(r.Line), Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid, Detail: "left out: invalid"})
 	}
 	if state != nil {
 		state.Finish(results)
@@ -445,7 +445,7 @@ func readFile(o *Options) (*engine.File, string, error) {
 func unreadLine(f *engine.File) int {
 	read := map[int]bool{}
 	for _, r := range f.Invalid {
-		read[r.Line] = true
+		read[int(r.Line)] = true
 	}
 	for _, p := range f.Problems {
 		if !read[p.Line] {

@@ -47,7 +47,7 @@ func writePlan(w io.Writer, plan *engine.Plan, v planView) error {
 		if ch.Action == engine.ActionUnchanged && !v.ShowUnchanged {
 			continue
 		}
-		fmt.Fprintf(&b, "%s %s", paint(colors[ch.Action], marks[ch.Action]+" "+string(ch.Action)), output.Escape(ch.Code))
+		fmt.Fprintf(&b, "%s %s", paint(colors[ch.Action], marks[ch.Action]+" "+ch.Action.String()), output.Escape(ch.Code))
 		if ch.Line > 0 {
 			fmt.Fprintf(&b, "  (line %d)", ch.Line)
 		}
@@ -74,9 +74,9 @@ func planRows(plan *engine.Plan, showUnchanged bool) (columns []string, rows [][
 		}
 		line := ""
 		if ch.Line > 0 {
-			line = strconv.Itoa(ch.Line)
+			line = strconv.Itoa(int(ch.Line))
 		}
-		rows = append(rows, []string{string(ch.Action), ch.Code, line, strings.Join(parts, "; ")})
+		rows = append(rows, []string{ch.Action.String(), ch.Code, line, strings.Join(parts, "; ")})
 		items = append(items, ch)
 	}
 	return []string{"ACTION", "CODE", "LINE", "CHANGES"}, rows, items
