@@ -62,7 +62,7 @@ func (p *parser) csv(data []byte) []Record {
 		}
 		t.add(line, row)
 	}
-	return t.recs
+	return t.records()
 }
 
 // findDelimiter is the delimiter of the options, or the one of ',', ';'
@@ -143,7 +143,6 @@ type table struct {
 	// array: what the records point to stays as it was.)
 	descriptions []string
 	actives      []bool
-	byCode       map[string]int // index in recs of a code's first row
 }
 
 // newTable reads the header, on line line, of a file of about rows rows
@@ -151,8 +150,7 @@ type table struct {
 // no code column.
 func (p *parser) newTable(header []string, line, rows int) *table {
 	t := &table{p: p, header: header, cols: make([]string, len(header)),
-		recs: make([]Record, 0, rows), descriptions: make([]string, 0, rows), actives: make([]bool, 0, rows),
-		byCode: make(map[string]int, rows)}
+		recs: make([]Record, 0, rows), descriptions: make([]string, 0, rows), actives: make([]bool, 0, rows)}
 	seen := map[string]bool{}
 	p.columns = map[string]int{}
 	for i, h := range header {
@@ -208,13 +206,48 @@ func (t *table) add(line int, row []string) {
 			rec.Organizations, rec.OrganizationsSet = shareLinks(orgs), true
 		}
 	}
-	// Repeated rows of one code add organizations, when the rest agrees.
-	if i, ok := t.byCode[rec.Code]; ok && rec.Code != "" && t.orgs && sameFields(t.recs[i], rec) {
-		t.recs[i].Organizations = append(t.recs[i].Organizations, rec.Organizations...)
+	// Repeated rows of one code add organizations, when the rest agrees:
+	// a row is merged into the latest record of its code. A row that
+	// follows that record is merged here, the others by records.
+	if n := len(t.recs); n > 0 && t.orgs && rec.Code != "" && t.recs[n-1].Code == rec.Code && sameFields(t.recs[n-1], rec) {
+		t.recs[n-1].Organizations = append(t.recs[n-1].Organizations, rec.Organizations...)
 		return
 	}
-	t.byCode[rec.Code] = len(t.recs)
 	t.recs = append(t.recs, rec)
+}
+
+// records returns the records of the rows read, once those of a code that
+// other rows came between are merged as add merges the others: in file
+// order, each into the latest record of its code before it, when the
+// fields agree. Merging after reading, through the codes sorted, holds
+// 4 bytes a record; a map from code to record, while reading, held 32.
+func (t *table) records() []Record {
+	if !t.orgs {
+		return t.recs
+	}
+	recs := t.recs
+	byCode := newCodeIndex(len(recs), func(i int) string { return recs[i].Code })
+	merged := map[int32]bool{}
+	into := int32(-1) // the latest record of the code at hand
+	for k, i := range byCode.sorted {
+		if k == 0 || recs[i].Code == "" || recs[i].Code != recs[into].Code || !sameFields(recs[into], recs[i]) {
+			into = i
+			continue
+		}
+		recs[into].Organizations = append(recs[into].Organizations, recs[i].Organizations...)
+		merged[i] = true
+	}
+	if len(merged) == 0 {
+		return recs
+	}
+	kept := recs[:0]
+	for i, r := range recs {
+		if !merged[int32(i)] {
+			kept = append(kept, r)
+		}
+	}
+	clear(recs[len(kept):])
+	return kept
 }
 
 func sameFields(a, b Record) bool {

@@ -172,7 +172,7 @@ func (p *parser) xlsx(data []byte) []Record {
 	if t == nil {
 		return nil
 	}
-	return t.recs
+	return t.records()
 }
 
 var (

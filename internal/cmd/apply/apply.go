@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,6 +145,24 @@ place; the folder is left as it is.`,
 	return cmd
 }
 
+// largeFile is the number of records from which apply's memory counts
+// for more than the collector's time.
+const largeFile = 100_000
+
+// lessHeadroom lets the heap grow by half its live size between
+// collections, not by all of it, for a file of records records of at
+// least largeFile, unless GOGC says otherwise. Apply holds its records
+// and plan from start to end: at 200,000 elements with links, 37 MB live,
+// the default headroom took the peak to 104 to 111 MiB, and half of it
+// to 79 to 87 MiB, for 1.8 s more of the collector's CPU time in a run of
+// 20 s at --rate 0. At 20,000 records, 6 MB live, half the headroom
+// cost 7 % of apply's CPU time and saved 5 MB.
+func lessHeadroom(records int) {
+	if records >= largeFile && os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
+}
+
 // Run carries out `wbsctl apply`.
 func Run(ctx context.Context, o *Options) error {
 	start := time.Now() // the whole run: the plan's reads count too
@@ -156,6 +175,7 @@ func Run(ctx context.Context, o *Options) error {
 		if parsed, digest, err = readFile(o); err != nil {
 			return err
 		}
+		lessHeadroom(len(parsed.Records))
 	}
 
 	limiter := ratelimit.New(perMinute)

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"runtime/debug"
 	"testing"
 
 	"github.com/wbsctl/wbsctl/internal/cmd/flagtest"
@@ -58,6 +59,25 @@ func TestExportFlags(t *testing.T) {
 	for _, args := range [][]string{{"--page-size", "0"}, {"--concurrency", "0"}, {"elements.csv"}} {
 		if got, _, err := flagtest.Parse(NewCmdExport, args...); !flagtest.Refused(got, err) {
 			t.Errorf("export %v: %v, ran %v; want the command line refused", args, err, got != nil)
+		}
+	}
+}
+
+// Apply halves the collector's headroom for a large file, unless GOGC
+// sets it.
+func TestLessHeadroomKeepsGOGC(t *testing.T) {
+	was := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(was)
+	for _, tc := range []struct {
+		gogc    string
+		records int
+		want    int
+	}{{"", largeFile, 50}, {"", largeFile - 1, 100}, {"200", largeFile, 100}, {"off", 10 * largeFile, 100}} {
+		t.Setenv("GOGC", tc.gogc)
+		debug.SetGCPercent(100)
+		lessHeadroom(tc.records)
+		if got := debug.SetGCPercent(100); got != tc.want {
+			t.Errorf("GOGC=%q, %d records: the collector's percent is %d, want %d", tc.gogc, tc.records, got, tc.want)
 		}
 	}
 }
