@@ -36,7 +36,10 @@ func (l *linkLists) share(orgs []sdk.BusinessOrganization) []sdk.BusinessOrganiz
 	if len(orgs) == 0 {
 		return orgs
 	}
-	var key []byte
+	// The key of a few links is built on the stack: the lists of most
+	// records are found, not stored.
+	var buf [128]byte
+	key := buf[:0]
 	for _, o := range orgs {
 		key = binary.AppendUvarint(key, uint64(len(o.EntityType)))
 		key = append(key, o.EntityType...)
