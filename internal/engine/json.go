@@ -30,9 +30,9 @@ func (j jsonRecord) record(line int) Record {
 		r.Code = *j.Code
 	}
 	if j.Organizations != nil {
-		r.Organizations, r.OrganizationsSet = []sdk.BusinessOrganization{}, true
-		for _, o := range *j.Organizations {
-			r.Organizations = append(r.Organizations, sdk.BusinessOrganization(o))
+		r.Organizations, r.OrganizationsSet = make([]sdk.BusinessOrganization, len(*j.Organizations)), true
+		for i, o := range *j.Organizations {
+			r.Organizations[i] = sdk.BusinessOrganization(o)
 		}
 	}
 	return r
