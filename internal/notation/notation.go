@@ -87,14 +87,22 @@ func parsePlain(s string) ([]sdk.BusinessOrganization, error) {
 	return out, nil
 }
 
+// escaper escapes what the notation gives a meaning to. A Replacer is
+// built on its first use and safe for use by many goroutines at once.
+var escaper = strings.NewReplacer(`\`, `\\`, ";", `\;`, "=", `\=`)
+
 // Format writes organizations in the notation Parse reads.
 func Format(orgs []sdk.BusinessOrganization) string {
-	esc := strings.NewReplacer(`\`, `\\`, ";", `\;`, "=", `\=`)
-	parts := make([]string, len(orgs))
+	var b strings.Builder
 	for i, o := range orgs {
-		parts[i] = esc.Replace(o.EntityType) + "=" + esc.Replace(o.Code)
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(escaper.Replace(o.EntityType))
+		b.WriteByte('=')
+		b.WriteString(escaper.Replace(o.Code))
 	}
-	return strings.Join(parts, ";")
+	return b.String()
 }
 
 // FormatOne writes one organization in the notation.
