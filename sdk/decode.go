@@ -47,12 +47,12 @@ func decodeObject(body []byte, v any) error {
 // wins, as encoding/json has it.
 func decodeAck(body []byte, ack *Acknowledgement) error {
 	var members struct {
-		CorrelationID json.RawMessage `json:"correlationId"`
+		CorrelationID any `json:"correlationId"`
 	}
 	if err := decodeObject(body, &members); err != nil {
 		return err
 	}
-	_ = json.Unmarshal(members.CorrelationID, &ack.CorrelationID)
+	ack.CorrelationID, _ = members.CorrelationID.(string)
 	return nil
 }
 

@@ -283,7 +283,7 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 	if err != nil {
 		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, badResponse(req, resp.status, resp.header, err))
 	}
-	page.Rate = ParseRate(resp.header, p.c.now())
+	page.Rate = resp.rate
 	page.next = func() (*ListOptions, bool) {
 		w := &walk{size: cmp.Or(max(p.size, 0), defaultPageSize)}
 		w.seen = (max(number, 1) - 1) * w.size

@@ -45,6 +45,7 @@ type response struct {
 	status int
 	header http.Header
 	body   []byte
+	rate   Rate // read from header when the answer came
 }
 
 // send runs req: it fetches a token, paces, retries as RetryPolicy and the
@@ -237,7 +238,7 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		if err != nil {
 			return nil, err
 		}
-		return &response{status: hr.StatusCode, header: hr.Header, body: body}, nil
+		return &response{status: hr.StatusCode, header: hr.Header, body: body, rate: rate}, nil
 	default:
 		apiErr := newAPIError(req.method, req.url.Path, hr.StatusCode, hr.Header, body, c.redact)
 		apiErr.tokenExchange = req.noAuth

@@ -210,6 +210,6 @@ func (c *Client) acknowledged(ctx context.Context, req *request, body any) (*Ack
 	if ack.CorrelationID == "" {
 		ack.CorrelationID = correlationIDFromHeader(resp.header)
 	}
-	ack.Rate = ParseRate(resp.header, c.now())
+	ack.Rate = resp.rate
 	return &ack, nil
 }
