@@ -25,15 +25,32 @@ import (
 	"time"
 )
 
+// record is an element as the JSON file gives it and the platform takes it.
+type record struct {
+	Code          string         `json:"wbsElementCode"`
+	Description   string         `json:"description"`
+	IsActive      bool           `json:"isActive"`
+	Organizations []organization `json:"businessOrganizations,omitempty"`
+}
+
+type organization struct {
+	Code       string `json:"code"`
+	EntityType string `json:"entityType"`
+}
+
 func main() {
+	start := time.Now()
 	args := os.Args[1:]
 	list := len(args) > 0 && args[0] == "-list"
 	links := len(args) > 0 && args[0] == "-links"
-	if list || links {
+	var file string
+	if len(args) > 1 && args[0] == "-file" {
+		file, args = args[1], append([]string{args[2], args[3], "0"}, args[4:]...)
+	} else if list || links {
 		args = args[1:]
 	}
 	if len(args) != 4 && !(list && len(args) == 3) {
-		fmt.Fprintln(os.Stderr, "usage: baseload BASE_URL CLIENT_ID N CONCURRENCY | baseload -list BASE_URL CLIENT_ID PAGE_SIZE (secret on stdin)")
+		fmt.Fprintln(os.Stderr, "usage: baseload [-links] BASE_URL CLIENT_ID N CONCURRENCY | baseload -file FILE BASE_URL CLIENT_ID CONCURRENCY | baseload -list BASE_URL CLIENT_ID PAGE_SIZE (secret on stdin)")
 		os.Exit(2)
 	}
 	base, clientID := strings.TrimRight(args[0], "/"), args[1]
@@ -42,11 +59,22 @@ func main() {
 	if !list {
 		c, _ = strconv.Atoi(args[3])
 	}
+	var recs []record
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			err = json.Unmarshal(data, &recs)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		n = len(recs)
+	}
 	secret, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = c
 	hc := &http.Client{Transport: tr}
-	start := time.Now()
 	body, _ := json.Marshal(map[string]string{"clientId": clientID, "clientSecret": strings.TrimSpace(secret)})
 	resp, err := hc.Post(base+"/v1/auth/tokens", "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -59,12 +87,14 @@ func main() {
 	if list {
 		readList(hc, base, tok.AccessToken, n)
 	} else {
-		create(hc, base, tok.AccessToken, n, c, links)
+		create(hc, base, tok.AccessToken, n, c, links, recs)
 	}
 	fmt.Printf("%.3f\n", time.Since(start).Seconds())
 }
 
-func create(hc *http.Client, base, token string, n, c int, links bool) {
+// create posts elements 0 to n-1: recs[i], or one made up from i where
+// recs is nil.
+func create(hc *http.Client, base, token string, n, c int, links bool, recs []record) {
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range c {
@@ -72,9 +102,15 @@ func create(hc *http.Client, base, token string, n, c int, links bool) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				el := map[string]any{"wbsElementCode": fmt.Sprintf("B-%06d", i), "description": "baseline", "isActive": true}
-				if links {
-					el["businessOrganizations"] = []map[string]string{{"code": "1000", "entityType": "company"}, {"code": fmt.Sprintf("B%d", i%50), "entityType": "branch"}}
+				var el any
+				if recs != nil {
+					el = recs[i]
+				} else {
+					m := map[string]any{"wbsElementCode": fmt.Sprintf("B-%06d", i), "description": "baseline", "isActive": true}
+					if links {
+						m["businessOrganizations"] = []map[string]string{{"code": "1000", "entityType": "company"}, {"code": fmt.Sprintf("B%d", i%50), "entityType": "branch"}}
+					}
+					el = m
 				}
 				b, _ := json.Marshal(el)
 				req, _ := http.NewRequest("POST", base+"/v1/wbs-elements", bytes.NewReader(b))
