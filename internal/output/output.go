@@ -332,23 +332,27 @@ func (p *Printer) Single(v any, row ...string) error {
 }
 
 func (p *Printer) single(v any, row ...string) error {
-	generic, err := toGeneric(v)
-	if err != nil {
-		return err
-	}
-	switch {
-	case p.query != nil:
-		return p.runQuery(generic)
-	case p.tmpl != nil:
-		return p.tmpl.Execute(p.w, generic)
+	if p.query != nil || p.tmpl != nil || p.format == YAML {
+		// These read the value's JSON form, not its Go type. JSON and
+		// NDJSON are written from v itself: made into maps first, a
+		// plan's document of 200,000 changes doubled apply's peak memory.
+		generic, err := toGeneric(v)
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.query != nil:
+			return p.runQuery(generic)
+		case p.tmpl != nil:
+			return p.tmpl.Execute(p.w, generic)
+		}
+		return yaml.NewEncoder(p.w).Encode(generic)
 	}
 	switch p.format {
 	case JSON:
 		return writeJSON(p.w, v)
 	case NDJSON:
 		return json.NewEncoder(p.w).Encode(v)
-	case YAML:
-		return yaml.NewEncoder(p.w).Encode(generic)
 	}
 	if err := p.Add(v, row...); err != nil {
 		return err

@@ -135,3 +135,35 @@ func TestEmptyListPrintsTheHeaderAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestSingleFormats writes one value in each form: JSON and NDJSON in the
+// order of its Go type's fields, the rest through its JSON form, so that
+// every form names its members as JSON does.
+func TestSingleFormats(t *testing.T) {
+	d := "Site preparation"
+	v := item{Code: "P-1", Description: &d, IsActive: true}
+	tests := []struct {
+		opts Options
+		want string
+	}{
+		{Options{Format: "json"}, "{\n  \"wbsElementCode\": \"P-1\",\n  \"description\": \"Site preparation\",\n  \"isActive\": true\n}\n"},
+		{Options{Format: "ndjson"}, `{"wbsElementCode":"P-1","description":"Site preparation","isActive":true}` + "\n"},
+		{Options{Format: "yaml"}, "description: Site preparation\nisActive: true\nwbsElementCode: P-1\n"},
+		{Options{Format: "json", JQ: `.wbsElementCode + " " + (.isActive | tostring)`}, "P-1 true\n"},
+		{Options{Template: `{{.wbsElementCode}}={{.description}}`}, "P-1=Site preparation"},
+		{Options{}, "CODE\tDESCRIPTION\tACTIVE\nP-1\tSite preparation\ttrue\n"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		p, err := New(&buf, tt.opts, "CODE", "DESCRIPTION", "ACTIVE")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Single(v, v.Code, d, "true"); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != tt.want {
+			t.Errorf("%+v: got %q, want %q", tt.opts, buf.String(), tt.want)
+		}
+	}
+}
