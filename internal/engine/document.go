@@ -1,5 +1,13 @@
 package engine
 
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"iter"
+	"strconv"
+)
+
 // PlanFormatVersion is the version of the machine-readable plan; it
 // changes only when a member changes meaning or goes away.
 const PlanFormatVersion = 1
@@ -15,17 +23,67 @@ type PlanDocument struct {
 // unchanged ones (unless showUnchanged), with a before and an after per
 // step, and the counts of every action.
 func (p *Plan) Document(showUnchanged bool) PlanDocument {
-	doc := PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Change{}, Summary: p.Counts()}
-	for _, ch := range p.Changes {
-		if ch.Action != ActionUnchanged || showUnchanged {
-			ch.Before, ch.After = ch.Held(), ch.Desired()
-			doc.Changes = append(doc.Changes, ch)
-		}
-	}
-	for _, a := range []Action{ActionCreate, ActionUpdate, ActionUnchanged, ActionDelete} {
-		if _, ok := doc.Summary[a]; !ok {
-			doc.Summary[a] = 0 // every action is in the summary, counted or not
-		}
+	doc := PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Change{}, Summary: p.Summary()}
+	for ch := range p.Shown(showUnchanged) {
+		doc.Changes = append(doc.Changes, ch)
 	}
 	return doc
+}
+
+// Shown yields the changes of the plan's document one by one, each with
+// its before and after.
+func (p *Plan) Shown(showUnchanged bool) iter.Seq[Change] {
+	return func(yield func(Change) bool) {
+		for _, ch := range p.Changes {
+			if ch.Action != ActionUnchanged || showUnchanged {
+				ch.Before, ch.After = ch.Held(), ch.Desired()
+				if !yield(ch) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Summary counts the plan's changes by action, every action included.
+func (p *Plan) Summary() map[Action]int {
+	sum := p.Counts()
+	for _, a := range []Action{ActionCreate, ActionUpdate, ActionUnchanged, ActionDelete} {
+		if _, ok := sum[a]; !ok {
+			sum[a] = 0 // every action is in the summary, counted or not
+		}
+	}
+	return sum
+}
+
+// WriteDocumentJSON writes the plan's document to w in the bytes a
+// json.Encoder with a two-space indent writes for Document, a change at a
+// time: the document of a large plan is not held whole.
+func (p *Plan) WriteDocumentJSON(w io.Writer, showUnchanged bool) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("{\n  \"formatVersion\": " + strconv.Itoa(PlanFormatVersion) + ",\n  \"changes\": [")
+	first := true
+	for ch := range p.Shown(showUnchanged) {
+		b, err := json.MarshalIndent(ch, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if !first {
+			bw.WriteByte(',')
+		}
+		first = false
+		bw.WriteString("\n    ")
+		bw.Write(b)
+	}
+	if !first {
+		bw.WriteString("\n  ")
+	}
+	sum, err := json.MarshalIndent(p.Summary(), "  ", "  ")
+	if err != nil {
+		return err
+	}
+	bw.WriteString("],\n  \"summary\": ")
+	bw.Write(sum)
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }

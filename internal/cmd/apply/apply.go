@@ -567,13 +567,12 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 	case mode.Lines():
 		// One step a line, then the summary.
 		enc := json.NewEncoder(cmdutil.DataOut(o.IO))
-		doc := plan.Document(showUnchanged)
-		for _, ch := range doc.Changes {
+		for ch := range plan.Shown(showUnchanged) {
 			if err := enc.Encode(ch); err != nil {
 				return err
 			}
 		}
-		if err := enc.Encode(map[string]any{"formatVersion": doc.FormatVersion, "summary": doc.Summary}); err != nil {
+		if err := enc.Encode(map[string]any{"formatVersion": engine.PlanFormatVersion, "summary": plan.Summary()}); err != nil {
 			return err
 		}
 	case mode.Rows():
@@ -590,6 +589,11 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 			}
 		}
 		if err := p.Flush(); err != nil {
+			return err
+		}
+	case mode.Format == output.JSON && !mode.Filter:
+		// Written a change at a time, not held whole.
+		if err := plan.WriteDocumentJSON(cmdutil.DataOut(o.IO), showUnchanged); err != nil {
 			return err
 		}
 	case mode.Structured():
