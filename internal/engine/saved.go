@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
@@ -283,9 +284,21 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 	}
 	if len(moved) > 0 {
 		sort.Strings(moved)
-		return nil, fmt.Errorf("%w: %d elements moved: %v; nothing was sent, make the plan again", ErrPlanStale, len(moved), moved)
+		return nil, fmt.Errorf("%w: %d elements moved: %s; nothing was sent, make the plan again", ErrPlanStale, len(moved), firstOf(moved, maxNamed))
 	}
 	return plan, nil
+}
+
+// maxNamed is how many elements an error names before it counts the rest.
+const maxNamed = 10
+
+// firstOf lists the first n of names and counts the rest, as "A, B and 3
+// more": a plan of 200,000 creates that all moved is no 4 MB error.
+func firstOf(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 func (r *savedRecord) record(line int32) *Record {

@@ -1,6 +1,7 @@
 package apply_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +105,33 @@ func TestSavedPlanOfAnotherPlatformIsRefused(t *testing.T) {
 		if code, _, _ := run(t, srv, "", append([]string{"apply"}, args...)...); code != cmdutil.ExitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, cmdutil.ExitUsage)
 		}
+	}
+}
+
+// A plan all of whose creates moved names the first ten in code order and
+// counts the rest, in an error a reader can take in.
+func TestStaleSavedPlanNamesTheFirstTen(t *testing.T) {
+	srv := wbstest.NewServer()
+	t.Cleanup(srv.Close)
+	var csv strings.Builder
+	csv.WriteString("wbsElementCode,description,isActive\n")
+	for i := range 25 {
+		fmt.Fprintf(&csv, "N-%02d,new,true\n", 24-i)
+	}
+	file := filepath.Join(t.TempDir(), "new.csv")
+	os.WriteFile(file, []byte(csv.String()), 0o600)
+	plan := filepath.Join(t.TempDir(), "new.plan")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+		t.Fatalf("saving the plan: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "--quiet"); code != 0 {
+		t.Fatalf("applying the file: exit %d: %s", code, errOut)
+	}
+	srv.ResetStats()
+	code, _, errOut := run(t, srv, "", "apply", "--plan", plan, "--rate", "0")
+	want := "25 elements moved: N-00 (now exists), N-01 (now exists), N-02 (now exists), N-03 (now exists), N-04 (now exists), " +
+		"N-05 (now exists), N-06 (now exists), N-07 (now exists), N-08 (now exists), N-09 (now exists) and 15 more; nothing was sent"
+	if code != cmdutil.ExitPlanStale || !strings.Contains(errOut, want) || writes(srv) != 0 {
+		t.Fatalf("exit %d, %d writes:\n%s\nwant it to say: %s", code, writes(srv), errOut, want)
 	}
 }
