@@ -3,17 +3,19 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/wbsctl/wbsctl/sdk"
 	"pgregory.net/rapid"
 )
 
-// TestDocumentJSONIsTheDocumentEncoded holds WriteDocumentJSON, which
-// writes a change at a time, to the bytes of the whole document encoded
-// at once, for plans of every kind of change: states held and made from
-// records, link changes, text that JSON escapes, and empty plans.
-func TestDocumentJSONIsTheDocumentEncoded(t *testing.T) {
+// planOfEveryKind draws a plan of every kind of change: states held and
+// made from records, link changes, text that JSON escapes, and no changes
+// at all.
+var planOfEveryKind = rapid.Custom(func(t *rapid.T) *Plan {
 	text := rapid.SampledFrom([]string{"", "P-1", "a<b>&c", "ü\u2028\t\"\\", "line\nbreak"})
 	orgs := rapid.Custom(func(t *rapid.T) []sdk.BusinessOrganization {
 		return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) sdk.BusinessOrganization {
@@ -31,29 +33,37 @@ func TestDocumentJSONIsTheDocumentEncoded(t *testing.T) {
 		}
 		return s
 	})
+	change := rapid.Custom(func(t *rapid.T) Change {
+		ch := Change{
+			Action: rapid.SampledFrom([]Action{ActionCreate, ActionUpdate, ActionUnchanged, ActionDelete}).Draw(t, "action"),
+			Line:   rapid.Int32Range(0, 1<<20).Draw(t, "line"),
+			Code:   text.Draw(t, "code"),
+			Fields: FieldSet(rapid.IntRange(0, 7).Draw(t, "fields")),
+			Before: state.Draw(t, "before"),
+			After:  state.Draw(t, "after"),
+		}
+		if rapid.Bool().Draw(t, "linkChanges") {
+			ch.LinkChanges = &LinkChanges{AddOrganizations: orgs.Draw(t, "add"), RemoveOrganizations: orgs.Draw(t, "remove")}
+		}
+		if rapid.Bool().Draw(t, "record") {
+			r := &Record{Code: ch.Code, IsActive: new(rapid.Bool().Draw(t, "recordActive")), Organizations: orgs.Draw(t, "recordLinks")}
+			r.OrganizationsSet = r.Organizations != nil
+			if rapid.Bool().Draw(t, "recordDescribed") {
+				r.Description = new(text.Draw(t, "recordDescription"))
+			}
+			ch.record = r
+		}
+		return ch
+	})
+	return &Plan{Changes: rapid.SliceOfN(change, 0, 6).Draw(t, "changes")}
+})
+
+// TestDocumentJSONIsTheDocumentEncoded holds WriteDocumentJSON, which
+// writes a change at a time, to the bytes of the whole document encoded
+// at once.
+func TestDocumentJSONIsTheDocumentEncoded(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var records []Record
-		changes := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) Change {
-			ch := Change{
-				Action: rapid.SampledFrom([]Action{ActionCreate, ActionUpdate, ActionUnchanged, ActionDelete}).Draw(t, "action"),
-				Line:   rapid.Int32Range(0, 1<<20).Draw(t, "line"),
-				Code:   text.Draw(t, "code"),
-				Fields: FieldSet(rapid.IntRange(0, 7).Draw(t, "fields")),
-				Before: state.Draw(t, "before"),
-				After:  state.Draw(t, "after"),
-			}
-			if rapid.Bool().Draw(t, "linkChanges") {
-				ch.LinkChanges = &LinkChanges{AddOrganizations: orgs.Draw(t, "add"), RemoveOrganizations: orgs.Draw(t, "remove")}
-			}
-			if rapid.Bool().Draw(t, "record") {
-				r := Record{Code: ch.Code, IsActive: new(rapid.Bool().Draw(t, "recordActive")), Organizations: orgs.Draw(t, "recordLinks")}
-				r.OrganizationsSet = r.Organizations != nil
-				records = append(records, r)
-				ch.record = &records[len(records)-1]
-			}
-			return ch
-		}), 0, 6).Draw(t, "changes")
-		plan := &Plan{Changes: changes}
+		plan := planOfEveryKind.Draw(t, "plan")
 		showUnchanged := rapid.Bool().Draw(t, "showUnchanged")
 
 		var want bytes.Buffer
@@ -68,6 +78,34 @@ func TestDocumentJSONIsTheDocumentEncoded(t *testing.T) {
 		}
 		if got.String() != want.String() {
 			t.Fatalf("written:\n%s\nencoded whole:\n%s", got.String(), want.String())
+		}
+	})
+}
+
+// TestSavedPlanIsWrittenAsSaveMarshals holds WriteSaved, which writes a
+// step at a time, to the bytes of Save's plan marshalled at once.
+func TestSavedPlanIsWrittenAsSaveMarshals(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 25, 14, 0, 0, 123, time.FixedZone("CET", 3600))
+	rapid.Check(t, func(t *rapid.T) {
+		plan := planOfEveryKind.Draw(t, "plan")
+		prune := rapid.Bool().Draw(t, "prune")
+		args := []string{"https://p.example", "integrationhub-1", "a<&>.csv", "sha256:00"}
+
+		want, err := json.MarshalIndent(plan.Save(args[0], args[1], args[2], args[3], prune, now), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "plan.json")
+		if err := plan.WriteSaved(path, args[0], args[1], args[2], args[3], prune, now); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want)+"\n" {
+			t.Fatalf("written:\n%s\nmarshalled whole:\n%s", got, want)
 		}
 	})
 }

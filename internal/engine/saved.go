@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"sort"
 	"strings"
@@ -62,33 +65,84 @@ func FileDigest(data []byte) string {
 
 // Save returns the saved form of plan: its steps other than the unchanged.
 func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
-	sp := &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, File: file, FileDigest: digest,
-		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), Steps: []SavedStep{}}
-	for _, ch := range p.Changes {
-		if ch.Action == ActionUnchanged {
-			continue
-		}
-		ch.After = ch.Desired()
-		step := SavedStep{Change: ch}
-		if r := ch.record; r != nil {
-			step.Record = &savedRecord{Code: r.Code, Description: r.Description, IsActive: r.IsActive}
-			if r.OrganizationsSet {
-				orgs := append([]sdk.BusinessOrganization{}, r.Organizations...)
-				step.Record.Organizations = &orgs
-			}
-		}
+	sp := savedHead(baseURL, clientID, file, digest, prune, now)
+	for step := range p.savedSteps() {
 		sp.Steps = append(sp.Steps, step)
 	}
 	return sp
 }
 
-// Write writes the saved plan atomically, 0600.
-func (sp *SavedPlan) Write(path string) error {
-	b, err := json.MarshalIndent(sp, "", "  ")
+func savedHead(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
+	return &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, File: file, FileDigest: digest,
+		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), Steps: []SavedStep{}}
+}
+
+// savedSteps yields the steps of the plan's saved form one by one.
+func (p *Plan) savedSteps() iter.Seq[SavedStep] {
+	return func(yield func(SavedStep) bool) {
+		for _, ch := range p.Changes {
+			if ch.Action == ActionUnchanged {
+				continue
+			}
+			ch.After = ch.Desired()
+			step := SavedStep{Change: ch}
+			if r := ch.record; r != nil {
+				step.Record = &savedRecord{Code: r.Code, Description: r.Description, IsActive: r.IsActive}
+				if r.OrganizationsSet {
+					orgs := append([]sdk.BusinessOrganization{}, r.Organizations...)
+					step.Record.Organizations = &orgs
+				}
+			}
+			if !yield(step) {
+				return
+			}
+		}
+	}
+}
+
+// WriteSaved writes the saved form of plan (Save's) to path atomically,
+// 0600, in the bytes json.MarshalIndent writes for it with a two-space
+// indent, a step at a time: a saved plan of 200,000 steps is not held
+// whole, nor its text.
+func (p *Plan) WriteSaved(path, baseURL, clientID, file, digest string, prune bool, now time.Time) error {
+	head, err := json.MarshalIndent(savedHead(baseURL, clientID, file, digest, prune, now), "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, append(b, '\n'), 0o600)
+	// The steps are the last member: written empty, then in its place.
+	head, ok := bytes.CutSuffix(head, []byte("[]\n}"))
+	if !ok {
+		return errors.New("the saved plan's head does not end in its steps")
+	}
+	f, err := atomicfile.Create(path, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	w := bufio.NewWriter(f)
+	w.Write(head)
+	w.WriteByte('[')
+	first := true
+	for step := range p.savedSteps() {
+		b, err := json.MarshalIndent(step, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if !first {
+			w.WriteByte(',')
+		}
+		first = false
+		w.WriteString("\n    ")
+		w.Write(b)
+	}
+	if !first {
+		w.WriteString("\n  ")
+	}
+	w.WriteString("]\n}\n")
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Commit()
 }
 
 // ErrPlanUnusable is a saved plan that is damaged, of another version, or

@@ -231,8 +231,7 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 		if o.Out != "" {
-			saved := plan.Save(c.BaseURL(), c.ClientID(), o.File, digest, o.Prune, time.Now())
-			if err := saved.Write(o.Out); err != nil {
+			if err := plan.WriteSaved(o.Out, c.BaseURL(), c.ClientID(), o.File, digest, o.Prune, time.Now()); err != nil {
 				return fmt.Errorf("writing the plan: %w", err)
 			}
 			fmt.Fprintf(o.IO.ErrOut, "plan saved to %s: wbsctl apply --plan %s carries it out\n", o.Out, o.Out)

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -42,22 +43,22 @@ func writePlan(w io.Writer, plan *engine.Plan, v planView) error {
 		}
 		return color + s + reset
 	}
-	var b strings.Builder
+	// Written as it is made: the diff of a large plan is not held whole.
+	b := bufio.NewWriter(w)
 	for _, ch := range plan.Changes {
 		if ch.Action == engine.ActionUnchanged && !v.ShowUnchanged {
 			continue
 		}
-		fmt.Fprintf(&b, "%s %s", paint(colors[ch.Action], marks[ch.Action]+" "+ch.Action.String()), output.Escape(ch.Code))
+		fmt.Fprintf(b, "%s %s", paint(colors[ch.Action], marks[ch.Action]+" "+ch.Action.String()), output.Escape(ch.Code))
 		if ch.Line > 0 {
-			fmt.Fprintf(&b, "  (line %d)", ch.Line)
+			fmt.Fprintf(b, "  (line %d)", ch.Line)
 		}
 		b.WriteString("\n")
 		for _, f := range changeFields(ch, paint) {
-			fmt.Fprintf(&b, "      %-15s%s\n", f[0]+":", f[1])
+			fmt.Fprintf(b, "      %-15s%s\n", f[0]+":", f[1])
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 // planRows are the rows of a plan in a table or CSV: one a change, its
