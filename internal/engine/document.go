@@ -61,29 +61,41 @@ func (p *Plan) Summary() map[Action]int {
 // time: the document of a large plan is not held whole.
 func (p *Plan) WriteDocumentJSON(w io.Writer, showUnchanged bool) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString("{\n  \"formatVersion\": " + strconv.Itoa(PlanFormatVersion) + ",\n  \"changes\": [")
-	first := true
-	for ch := range p.Shown(showUnchanged) {
-		b, err := json.MarshalIndent(ch, "    ", "  ")
-		if err != nil {
-			return err
-		}
-		if !first {
-			bw.WriteByte(',')
-		}
-		first = false
-		bw.WriteString("\n    ")
-		bw.Write(b)
-	}
-	if !first {
-		bw.WriteString("\n  ")
+	bw.WriteString("{\n  \"formatVersion\": " + strconv.Itoa(PlanFormatVersion) + ",\n  \"changes\": ")
+	if err := writeArrayMember(bw, p.Shown(showUnchanged)); err != nil {
+		return err
 	}
 	sum, err := json.MarshalIndent(p.Summary(), "  ", "  ")
 	if err != nil {
 		return err
 	}
-	bw.WriteString("],\n  \"summary\": ")
+	bw.WriteString(",\n  \"summary\": ")
 	bw.Write(sum)
 	bw.WriteString("\n}\n")
 	return bw.Flush()
+}
+
+// writeArrayMember writes items as the array that is the value of a
+// member of a top-level object, in the bytes json.MarshalIndent with a
+// two-space indent writes for it: an item at a time, "[]" for none.
+func writeArrayMember[T any](w *bufio.Writer, items iter.Seq[T]) error {
+	w.WriteByte('[')
+	first := true
+	for item := range items {
+		b, err := json.MarshalIndent(item, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if !first {
+			w.WriteByte(',')
+		}
+		first = false
+		w.WriteString("\n    ")
+		w.Write(b)
+	}
+	if !first {
+		w.WriteString("\n  ")
+	}
+	w.WriteByte(']')
+	return nil
 }

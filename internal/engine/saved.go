@@ -121,24 +121,10 @@ func (p *Plan) WriteSaved(path, baseURL, clientID, file, digest string, prune bo
 	defer f.Abort()
 	w := bufio.NewWriter(f)
 	w.Write(head)
-	w.WriteByte('[')
-	first := true
-	for step := range p.savedSteps() {
-		b, err := json.MarshalIndent(step, "    ", "  ")
-		if err != nil {
-			return err
-		}
-		if !first {
-			w.WriteByte(',')
-		}
-		first = false
-		w.WriteString("\n    ")
-		w.Write(b)
+	if err := writeArrayMember(w, p.savedSteps()); err != nil {
+		return err
 	}
-	if !first {
-		w.WriteString("\n  ")
-	}
-	w.WriteString("]\n}\n")
+	w.WriteString("\n}\n")
 	if err := w.Flush(); err != nil {
 		return err
 	}
