@@ -123,7 +123,7 @@ func (p *Printer) Add(v any, row ...string) error {
 			return p.streamJSON(v)
 		}
 	}
-	generic, err := toGeneric(v)
+	generic, err := Generic(v)
 	if err != nil {
 		return err
 	}
@@ -336,7 +336,7 @@ func (p *Printer) single(v any, row ...string) error {
 		// These read the value's JSON form, not its Go type. JSON and
 		// NDJSON are written from v itself: made into maps first, a
 		// plan's document of 200,000 changes doubled apply's peak memory.
-		generic, err := toGeneric(v)
+		generic, err := Generic(v)
 		if err != nil {
 			return err
 		}
@@ -405,9 +405,9 @@ func (p *Printer) runQuery(input any) error {
 	}
 }
 
-// toGeneric turns v into the maps and slices of its JSON form, so that
+// Generic turns v into the maps and slices of its JSON form, so that
 // jq, templates and YAML see the spec's member names.
-func toGeneric(v any) (any, error) {
+func Generic(v any) (any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

@@ -595,6 +595,10 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 		if err := plan.WriteDocumentJSON(cmdutil.DataOut(o.IO), showUnchanged); err != nil {
 			return err
 		}
+	case mode.Format == output.YAML && !mode.Filter:
+		if err := writePlanYAML(cmdutil.DataOut(o.IO), plan, showUnchanged); err != nil {
+			return err
+		}
 	case mode.Structured():
 		p, err := o.Printer()
 		if err != nil {
