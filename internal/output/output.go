@@ -49,8 +49,8 @@ type Options struct {
 	Terminal bool
 }
 
-// Printer writes a list of items. CSV, NDJSON, Plain and JSON (without
-// --jq or --template) are written as items are added, so that long
+// Printer writes a list of items. CSV, NDJSON, Plain, JSON and YAML
+// (without --jq or --template) are written as items are added, so that long
 // listings start at once and take no memory; the other forms need the
 // whole list. Streamed output is buffered and passed on at least every
 // 100 ms; Flush ends the output, Sync passes on what is buffered without
@@ -64,7 +64,7 @@ type Printer struct {
 	tmpl    *template.Template
 
 	started bool
-	// items holds the JSON form of what Add kept for a table, YAML, jq or
+	// items holds the JSON form of what Add kept for a table, jq or
 	// a template, rows their table cells.
 	items []any
 	rows  [][]string
@@ -127,6 +127,9 @@ func (p *Printer) Add(v any, row ...string) error {
 	if err != nil {
 		return err
 	}
+	if p.query == nil && p.tmpl == nil && p.format == YAML {
+		return p.streamYAML(generic)
+	}
 	p.items = append(p.items, generic)
 	p.rows = append(p.rows, row)
 	return nil
@@ -148,6 +151,20 @@ func (p *Printer) streamJSON(v any) error {
 	if _, err := io.WriteString(p.w, sep); err != nil {
 		return err
 	}
+	_, err = p.w.Write(b)
+	return err
+}
+
+// streamYAML writes the JSON form of an item as the next item of a YAML
+// sequence: the sequence of it alone, which is the same bytes as the
+// item in the encoding of the whole list. yaml.v3 builds a tree of all it
+// encodes: element list --all -o yaml of 200,000 elements held 1.5 GB.
+func (p *Printer) streamYAML(generic any) error {
+	b, err := yaml.Marshal([]any{generic})
+	if err != nil {
+		return err
+	}
+	p.started = true
 	_, err = p.w.Write(b)
 	return err
 }
@@ -303,7 +320,9 @@ func (p *Printer) finish() error {
 		_, err := io.WriteString(p.w, "\n]\n")
 		return err
 	case YAML:
-		return yaml.NewEncoder(p.w).Encode(p.asList())
+		if !p.started {
+			return yaml.NewEncoder(p.w).Encode([]any{})
+		}
 	case Table:
 		return p.table()
 	case CSV, Plain:

@@ -90,6 +90,12 @@ func TestEmptyListsAndBadOptions(t *testing.T) {
 	if err := p.Flush(); err != nil || buf.String() != "[]\n" {
 		t.Fatalf("empty json list: %q %v", buf.String(), err)
 	}
+	buf.Reset()
+	p, _ = New(&buf, Options{Format: "yaml"}, "CODE")
+	if err := p.Flush(); err != nil || buf.String() != "[]\n" {
+		t.Fatalf("empty yaml list: %q %v", buf.String(), err)
+	}
+	buf.Reset()
 	for _, opts := range []Options{{Format: "xml"}, {JQ: ".[ | bad"}, {Template: "{{.x"}, {JQ: ".", Template: "x"}} {
 		if _, err := New(&buf, opts); err == nil {
 			t.Errorf("%+v: no error", opts)

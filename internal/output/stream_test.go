@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
+	"pgregory.net/rapid"
 )
 
 // A streamed JSON list is the same bytes as the whole list encoded at
@@ -66,7 +69,7 @@ func (b *syncBuffer) String() string {
 // Streamed rows reach the reader without Flush, while the listing waits
 // for its next page.
 func TestStreamedRowsArriveWhileTheListingWaits(t *testing.T) {
-	for _, format := range []string{"plain", "csv", "ndjson", "json"} {
+	for _, format := range []string{"plain", "csv", "ndjson", "json", "yaml"} {
 		t.Run(format, func(t *testing.T) {
 			var out syncBuffer
 			p, err := New(&out, Options{Format: format}, "CODE")
@@ -131,4 +134,42 @@ func TestWriteErrorIsReturned(t *testing.T) {
 	if err := p.Add(item{Code: "E"}, "E"); err == nil {
 		t.Fatal("Add after a write error: nil")
 	}
+}
+
+// A YAML list written an item at a time is the list encoded at once, for
+// text YAML quotes, folds into blocks or escapes.
+func TestStreamedYAMLIsTheListEncodedAtOnce(t *testing.T) {
+	text := rapid.SampledFrom([]string{"", "P-1", "1000", "null", "a: b", "- x", " lead", "two\nlines", "gap\n\nline", "ü\u2028\t\"", "\x1b[31m"})
+	rapid.Check(t, func(t *rapid.T) {
+		list := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) item {
+			it := item{Code: text.Draw(t, "code"), IsActive: rapid.Bool().Draw(t, "active")}
+			if rapid.Bool().Draw(t, "described") {
+				it.Description = new(text.Draw(t, "description"))
+			}
+			return it
+		}), 0, 5).Draw(t, "items")
+		var got bytes.Buffer
+		p, err := New(&got, Options{Format: "yaml"}, "CODE")
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := []any{}
+		for _, it := range list {
+			if err := p.Add(it, it.Code); err != nil {
+				t.Fatal(err)
+			}
+			g, _ := Generic(it)
+			whole = append(whole, g)
+		}
+		if err := p.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		want, err := yaml.Marshal(whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want) {
+			t.Fatalf("streamed:\n%s\nencoded at once:\n%s", got.String(), want)
+		}
+	})
 }
