@@ -41,22 +41,30 @@ type organization struct {
 func main() {
 	start := time.Now()
 	args := os.Args[1:]
-	list := len(args) > 0 && args[0] == "-list"
-	links := len(args) > 0 && args[0] == "-links"
-	var file string
-	if len(args) > 1 && args[0] == "-file" {
-		file, args = args[1], append([]string{args[2], args[3], "0"}, args[4:]...)
-	} else if list || links {
-		args = args[1:]
+	mode := ""
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		mode, args = args[0], args[1:]
 	}
-	if len(args) != 4 && !(list && len(args) == 3) {
+	var file string
+	if mode == "-file" && len(args) > 0 {
+		file, args = args[0], args[1:]
+	}
+	// The arguments after BASE_URL and CLIENT_ID: N and C, C alone, or SIZE.
+	rest := map[string]int{"": 2, "-links": 2, "-file": 1, "-list": 1}
+	if want, ok := rest[mode]; !ok || len(args) != 2+want {
 		fmt.Fprintln(os.Stderr, "usage: baseload [-links] BASE_URL CLIENT_ID N CONCURRENCY | baseload -file FILE BASE_URL CLIENT_ID CONCURRENCY | baseload -list BASE_URL CLIENT_ID PAGE_SIZE (secret on stdin)")
 		os.Exit(2)
 	}
 	base, clientID := strings.TrimRight(args[0], "/"), args[1]
-	n, _ := strconv.Atoi(args[2])
-	c := 1
-	if !list {
+	list, links := mode == "-list", mode == "-links"
+	n, c := 0, 1
+	switch mode {
+	case "-file":
+		c, _ = strconv.Atoi(args[2])
+	case "-list":
+		n, _ = strconv.Atoi(args[2]) // the page size
+	default:
+		n, _ = strconv.Atoi(args[2])
 		c, _ = strconv.Atoi(args[3])
 	}
 	var recs []record
