@@ -121,14 +121,13 @@ func (p *Printer) Add(v any, row ...string) error {
 			return p.streamRow(row)
 		case JSON:
 			return p.streamJSON(v)
+		case YAML:
+			return p.streamYAML(v)
 		}
 	}
 	generic, err := Generic(v)
 	if err != nil {
 		return err
-	}
-	if p.query == nil && p.tmpl == nil && p.format == YAML {
-		return p.streamYAML(generic)
 	}
 	p.items = append(p.items, generic)
 	p.rows = append(p.rows, row)
@@ -155,18 +154,28 @@ func (p *Printer) streamJSON(v any) error {
 	return err
 }
 
-// streamYAML writes the JSON form of an item as the next item of a YAML
-// sequence: the sequence of it alone, which is the same bytes as the
-// item in the encoding of the whole list. yaml.v3 builds a tree of all it
-// encodes: element list --all -o yaml of 200,000 elements held 1.5 GB.
-func (p *Printer) streamYAML(generic any) error {
-	b, err := yaml.Marshal([]any{generic})
+// streamYAML writes v as the next item of a YAML list. yaml.v3 builds a
+// tree of all it encodes: element list --all -o yaml of 200,000 elements
+// held 1.5 GB.
+func (p *Printer) streamYAML(v any) error {
+	b, err := YAMLItem(v)
 	if err != nil {
 		return err
 	}
 	p.started = true
 	_, err = p.w.Write(b)
 	return err
+}
+
+// YAMLItem is the YAML of v's JSON form as an item of a top-level list: a
+// list of it alone, which is the same bytes as the item in the encoding
+// of the whole list.
+func YAMLItem(v any) ([]byte, error) {
+	generic, err := Generic(v)
+	if err != nil {
+		return nil, err
+	}
+	return yaml.Marshal([]any{generic})
 }
 
 // Sync passes on what is buffered, without ending the output: what was

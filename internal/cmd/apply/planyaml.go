@@ -14,18 +14,14 @@ import (
 // writePlanYAML writes the plan's document as -o yaml writes a value (the
 // YAML of its JSON form, members in order of name), a change at a time:
 // yaml.v3 builds a tree of all it encodes, which for the whole document
-// of 200,000 changes took 5 GB. Each change is encoded alone as the one
-// item of a sequence and indented under changes, as the encoder indents
-// a nested sequence.
+// of 200,000 changes took 5 GB. Each change is encoded as an item of a
+// top-level list and indented under changes, as the encoder indents a
+// nested sequence.
 func writePlanYAML(w io.Writer, plan *engine.Plan, showUnchanged bool) error {
 	bw := bufio.NewWriter(w)
 	first := true
 	for ch := range plan.Shown(showUnchanged) {
-		g, err := output.Generic(ch)
-		if err != nil {
-			return err
-		}
-		b, err := yaml.Marshal([]any{g})
+		b, err := output.YAMLItem(ch)
 		if err != nil {
 			return err
 		}
