@@ -2,10 +2,11 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"iter"
-	"strconv"
 )
 
 // PlanFormatVersion is the version of the machine-readable plan; it
@@ -61,25 +62,31 @@ func (p *Plan) Summary() map[Action]int {
 // time: the document of a large plan is not held whole.
 func (p *Plan) WriteDocumentJSON(w io.Writer, showUnchanged bool) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString("{\n  \"formatVersion\": " + strconv.Itoa(PlanFormatVersion) + ",\n  \"changes\": ")
-	if err := writeArrayMember(bw, p.Shown(showUnchanged)); err != nil {
+	doc := PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Change{}, Summary: p.Summary()}
+	if err := writeWithArray(bw, doc, "changes", p.Shown(showUnchanged)); err != nil {
 		return err
 	}
-	sum, err := json.MarshalIndent(p.Summary(), "  ", "  ")
-	if err != nil {
-		return err
-	}
-	bw.WriteString(",\n  \"summary\": ")
-	bw.Write(sum)
-	bw.WriteString("\n}\n")
 	return bw.Flush()
 }
 
-// writeArrayMember writes items as the array that is the value of a
-// member of a top-level object, in the bytes json.MarshalIndent with a
-// two-space indent writes for it: an item at a time, "[]" for none.
-func writeArrayMember[T any](w *bufio.Writer, items iter.Seq[T]) error {
-	w.WriteByte('[')
+// writeWithArray writes v, with items as the array of its top-level
+// member name, in the bytes json.MarshalIndent with a two-space indent
+// writes for it and a newline: v is marshalled with that array empty, and
+// the items are written in its place an item at a time. The member is
+// found by its line at the top level's indent: a string, whose quotes and
+// newlines are escaped, cannot spell it, nor a member nested deeper.
+func writeWithArray[T any](w *bufio.Writer, v any, name string, items iter.Seq[T]) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	member := "\n  \"" + name + "\": "
+	before, after, ok := bytes.Cut(b, []byte(member+"[]"))
+	if !ok {
+		return fmt.Errorf("%T has no empty top-level array %s", v, name)
+	}
+	w.Write(before)
+	w.WriteString(member + "[")
 	first := true
 	for item := range items {
 		b, err := json.MarshalIndent(item, "    ", "  ")
@@ -97,5 +104,6 @@ func writeArrayMember[T any](w *bufio.Writer, items iter.Seq[T]) error {
 		w.WriteString("\n  ")
 	}
 	w.WriteByte(']')
-	return nil
+	w.Write(after)
+	return w.WriteByte('\n')
 }

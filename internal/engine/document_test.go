@@ -90,7 +90,9 @@ func TestSavedPlanIsWrittenAsSaveMarshals(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		plan := planOfEveryKind.Draw(t, "plan")
 		prune := rapid.Bool().Draw(t, "prune")
-		args := []string{"https://p.example", "integrationhub-1", "a<&>.csv", "sha256:00"}
+		// A file name that spells the steps member is still a string.
+		file := rapid.SampledFrom([]string{"a<&>.csv", "x\n  \"steps\": []\n}", `"steps": []`}).Draw(t, "file")
+		args := []string{"https://p.example", "integrationhub-1", file, "sha256:00"}
 
 		want, err := json.MarshalIndent(plan.Save(args[0], args[1], args[2], args[3], prune, now), "", "  ")
 		if err != nil {

@@ -2,11 +2,9 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -72,6 +70,7 @@ func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time
 	return sp
 }
 
+// savedHead is a saved plan without its steps.
 func savedHead(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
 	return &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, File: file, FileDigest: digest,
 		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), Steps: []SavedStep{}}
@@ -105,26 +104,15 @@ func (p *Plan) savedSteps() iter.Seq[SavedStep] {
 // indent, a step at a time: a saved plan of 200,000 steps is not held
 // whole, nor its text.
 func (p *Plan) WriteSaved(path, baseURL, clientID, file, digest string, prune bool, now time.Time) error {
-	head, err := json.MarshalIndent(savedHead(baseURL, clientID, file, digest, prune, now), "", "  ")
-	if err != nil {
-		return err
-	}
-	// The steps are the last member: written empty, then in its place.
-	head, ok := bytes.CutSuffix(head, []byte("[]\n}"))
-	if !ok {
-		return errors.New("the saved plan's head does not end in its steps")
-	}
 	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
 	w := bufio.NewWriter(f)
-	w.Write(head)
-	if err := writeArrayMember(w, p.savedSteps()); err != nil {
+	if err := writeWithArray(w, savedHead(baseURL, clientID, file, digest, prune, now), "steps", p.savedSteps()); err != nil {
 		return err
 	}
-	w.WriteString("\n}\n")
 	if err := w.Flush(); err != nil {
 		return err
 	}
