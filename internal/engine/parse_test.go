@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -136,3 +137,40 @@ func roundTrips(t *testing.T, format Format, records []Record) {
 }
 
 func must(s []string, _ error) []string { return s }
+
+// A YAML file large enough to be read in pieces gives each record the
+// line it starts on, and a problem in a later piece is reported as the
+// whole file's reading reports it: on the file's own line, with nothing
+// else lost.
+func TestLargeYAMLKeepsItsLines(t *testing.T) {
+	const n = 12000 // some 800 KB, four pieces
+	var b strings.Builder
+	b.WriteString("# an export\n")
+	for i := range n {
+		fmt.Fprintf(&b, "- wbsElementCode: B-%06d\n  description: \"line %d\"\n  isActive: true\n", i, 3*i+2)
+	}
+	good := b.String()
+	if pieces := yamlPieces([]byte(good), yamlPieceBytes); len(pieces) < 3 {
+		t.Fatalf("the file is cut into %d pieces; the test needs at least 3", len(pieces))
+	}
+	f, err := ParseBytes([]byte(good), FormatYAML, ReadOptions{})
+	if err != nil || len(f.Problems) > 0 || len(f.Records) != n {
+		t.Fatalf("read %d records, problems %v, %v", len(f.Records), f.Problems, err)
+	}
+	for i, r := range f.Records {
+		if want := fmt.Sprintf("line %d", r.Line); r.Code != fmt.Sprintf("B-%06d", i) || *r.Description != want {
+			t.Fatalf("record %d is %s at line %d, with description %q", i, r.Code, r.Line, *r.Description)
+		}
+	}
+
+	bad := strings.Replace(good, "  isActive: true\n", "  isActive: true\n  colour: red\n", n-10)
+	bad = strings.Replace(bad, "  colour: red\n", "", n-11) // only the one of record n-11 is left
+	f, err = ParseBytes([]byte(bad), FormatYAML, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Problem{{Line: 3*(n-11) + 5, Field: "colour", Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"}}
+	if !reflect.DeepEqual(f.Problems, want) || len(f.Records) != n-1 {
+		t.Fatalf("problems %v and %d records; want %v and %d", f.Problems, len(f.Records), want, n-1)
+	}
+}
