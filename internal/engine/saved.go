@@ -7,12 +7,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -35,13 +40,55 @@ type SavedPlan struct {
 	FileDigest    string `json:"fileDigest"`
 	// Prune is whether the plan was made with --prune: only such a plan
 	// may hold deletes.
-	Prune     bool        `json:"prune"`
-	CreatedAt time.Time   `json:"createdAt"`
-	Steps     []SavedStep `json:"steps"`
+	Prune     bool       `json:"prune"`
+	CreatedAt time.Time  `json:"createdAt"`
+	Steps     savedSteps `json:"steps"`
+}
+
+// savedSteps are the steps of a saved plan. They are read one at a time,
+// each checked as it is read and then held without the after its record
+// gives (see SavedStep.check): read whole, the saved plan of 200,000
+// creates with links held 490 MB while it was carried out.
+type savedSteps []SavedStep
+
+// UnmarshalJSONFrom reads the steps from dec, for strictjson.UnmarshalRead.
+// A step is checked as if the plan were made with --prune, which the plan
+// may state after its steps: readSavedPlan refuses its deletes otherwise.
+func (s *savedSteps) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadToken()
+		*s = nil
+		return err
+	}
+	if tok, err := dec.ReadToken(); err != nil {
+		return err
+	} else if tok.Kind() != '[' {
+		return strictjson.Refuse("must be an array of steps")
+	}
+	*s = savedSteps{}
+	for dec.PeekKind() != ']' {
+		var st SavedStep
+		if err := json.UnmarshalDecode(dec, &st); err != nil {
+			return err
+		}
+		if err := st.check(true); err != nil {
+			return stepError(len(*s), &st, err)
+		}
+		st.compact()
+		*s = append(*s, st)
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// stepError is the refusal of the step at index i, as the plan's.
+func stepError(i int, st *SavedStep, err error) error {
+	return &strictjson.Error{Message: fmt.Sprintf("step %d (%s %q): %v", i+1, st.Action, st.Code, err)}
 }
 
 // SavedStep is one step of a saved plan: the change, and the record it
-// came from, which the step's requests are made of again.
+// came from, which the step's requests are made of again. Once read, the
+// record is held as the change's, and Record is nil (see compact).
 type SavedStep struct {
 	Change
 	Record *savedRecord `json:"record,omitempty"`
@@ -73,7 +120,7 @@ func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time
 // savedHead is a saved plan without its steps.
 func savedHead(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
 	return &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, File: file, FileDigest: digest,
-		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), Steps: []SavedStep{}}
+		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), Steps: savedSteps{}}
 }
 
 // savedSteps yields the steps of the plan's saved form one by one.
@@ -126,11 +173,12 @@ var ErrPlanUnusable = errors.New("the saved plan cannot be used")
 // ReadSavedPlan reads a saved plan made for baseURL and clientID and
 // checks its integrity.
 func ReadSavedPlan(path, baseURL, clientID string) (*SavedPlan, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPlanUnusable, err)
 	}
-	sp, err := parseSavedPlan(b)
+	defer f.Close()
+	sp, err := readSavedPlan(bufio.NewReader(f))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrPlanUnusable, path, err)
 	}
@@ -140,22 +188,24 @@ func ReadSavedPlan(path, baseURL, clientID string) (*SavedPlan, error) {
 	return sp, nil
 }
 
-func parseSavedPlan(b []byte) (*SavedPlan, error) {
+// readSavedPlan reads a saved plan from r and checks its steps.
+func readSavedPlan(r io.Reader) (*SavedPlan, error) {
 	var sp SavedPlan
-	if err := strictjson.Unmarshal(b, &sp); err != nil {
+	if err := strictjson.UnmarshalRead(r, &sp); err != nil {
 		return nil, err
 	}
 	if sp.FormatVersion != SavedPlanVersion {
 		return nil, fmt.Errorf("format version %d, want %d", sp.FormatVersion, SavedPlanVersion)
 	}
-	seen := make(map[string]int, len(sp.Steps))
-	for i, st := range sp.Steps {
-		if first, dup := seen[st.Code]; dup {
-			return nil, fmt.Errorf("step %d (%s %q) repeats step %d: a plan changes an element once", i+1, st.Action, st.Code, first)
-		}
-		seen[st.Code] = i + 1
-		if err := st.check(sp.Prune); err != nil {
-			return nil, fmt.Errorf("step %d (%s %q): %v", i+1, st.Action, st.Code, err)
+	steps := sp.Steps
+	byCode := newCodeIndex(len(steps), func(i int) string { return steps[i].Code })
+	if repeats := byCode.repeats(); len(repeats) > 0 {
+		i := slices.Min(slices.Collect(maps.Keys(repeats)))
+		return nil, fmt.Errorf("step %d (%s %q) repeats step %d: a plan changes an element once", i+1, steps[i].Action, steps[i].Code, repeats[i]+1)
+	}
+	for i, st := range steps {
+		if st.Action == ActionDelete && !sp.Prune {
+			return nil, stepError(i, &st, errors.New("a delete in a plan made without --prune"))
 		}
 	}
 	return &sp, nil
@@ -206,6 +256,20 @@ func (st *SavedStep) check(prune bool) error {
 		return errors.New("the fields or links it changes are not the difference of its before and after")
 	}
 	return nil
+}
+
+// compact holds a checked step as a plan's change holds it: its record
+// as the change's, with the change's code and equal lists of links held
+// once, and a create without the after its record gives.
+func (st *SavedStep) compact() {
+	if st.Action == ActionCreate {
+		st.After = nil
+	}
+	if st.Record != nil {
+		r := st.Record.record(st.Line)
+		r.Code, r.Organizations = st.Code, shareLinks(r.Organizations)
+		st.record, st.Record = r, nil
+	}
 }
 
 // changed returns what differs from before to after, as a plan names it:
@@ -260,7 +324,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{}
+	plan := &Plan{Changes: make([]Change, 0, len(sp.Steps))}
 	var moved []string
 	var needLinks []int
 	for _, st := range sp.Steps {
@@ -271,8 +335,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				moved = append(moved, st.Code+" (now exists)")
 				continue
 			}
-			r := st.Record.record(st.Line)
-			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: r})
+			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: st.record})
 		case ActionDelete:
 			if !exists || !sameListed(listed, st.Before) {
 				moved = append(moved, st.Code+" (deleted or changed)")
@@ -284,8 +347,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				moved = append(moved, st.Code+" (deleted or changed)")
 				continue
 			}
-			r := st.Record.record(st.Line)
-			plan.Changes = append(plan.Changes, diffElement(r, listed))
+			plan.Changes = append(plan.Changes, diffElement(st.record, listed))
 			if st.Before.BusinessOrganizations != nil {
 				// The plan read these links: they are read again, to
 				// be compared, whether or not the step changes them.
@@ -297,13 +359,10 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 		if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
 			return nil, err
 		}
-		want := make(map[string]SavedStep, len(sp.Steps))
-		for _, st := range sp.Steps {
-			want[st.Code] = st
-		}
-		for _, ch := range plan.Changes {
+		// Nothing moved: the plan has a change for each step, in order.
+		for i, ch := range plan.Changes {
 			if ch.Action == ActionUpdate || ch.Action == ActionUnchanged {
-				st := want[ch.Code]
+				st := sp.Steps[i]
 				if !sameLinkState(ch.Before, st.Before) || ch.Action != st.Action || ch.Fields != st.Fields {
 					moved = append(moved, ch.Code+" (its links changed)")
 				}

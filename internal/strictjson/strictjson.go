@@ -63,6 +63,15 @@ func Unmarshal(raw []byte, v any) error {
 	return explain(json.Unmarshal(raw, v, json.RejectUnknownMembers(true)))
 }
 
+// UnmarshalRead decodes the one JSON value of r into v by the rules of
+// the package, reading r as it goes: a member whose type reads itself
+// with UnmarshalJSONFrom, such as a long list read an item at a time, is
+// never held as text whole. Unlike UnmarshalLarge, the decoder checks
+// names itself, so v's objects should be small.
+func UnmarshalRead(r io.Reader, v any) error {
+	return explain(json.UnmarshalRead(r, v, json.RejectUnknownMembers(true)))
+}
+
 // UnmarshalLarge decodes the one JSON value of r into v without holding
 // the text whole, for a value too large to hold: v's type reads itself
 // with UnmarshalJSONFrom, a member at a time, and keeps to the package's

@@ -478,9 +478,9 @@ func unreadLine(f *engine.File) int {
 // run, without a request: what a reviewer reads is what --plan would
 // carry out, if the platform still holds what the plan found.
 func printSavedPlan(o *Options, c *sdk.Client) error {
-	saved, err := engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
+	saved, err := readSavedPlan(o, c)
 	if err != nil {
-		return &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
+		return err
 	}
 	plan := saved.Plan()
 	if err := printPlan(o, plan, false); err != nil {
@@ -495,17 +495,28 @@ func printSavedPlan(o *Options, c *sdk.Client) error {
 // verifySavedPlan reads the saved plan of --plan and checks it against
 // the platform.
 func verifySavedPlan(ctx context.Context, c *sdk.Client, o *Options, opts engine.PlanOptions) (*engine.Plan, error) {
-	saved, err := engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
+	saved, err := readSavedPlan(o, c)
 	if err != nil {
-		// Damaged, edited, another platform's, or not there: a usage
-		// error found before anything was sent.
-		return nil, &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
+		return nil, err
 	}
 	plan, err := saved.Verify(ctx, c, opts)
 	if errors.Is(err, engine.ErrPlanStale) {
 		return nil, &cmdutil.PlanStaleError{Err: err}
 	}
 	return plan, err
+}
+
+// readSavedPlan reads the saved plan of --plan. One that is damaged,
+// edited, another platform's or not there is a usage error, found before
+// anything was sent. A large plan is held as a large file's records are
+// (see lessHeadroom).
+func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
+	saved, err := engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
+	if err != nil {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
+	}
+	lessHeadroom(len(saved.Steps))
+	return saved, nil
 }
 
 // onSignals sets o.Stop to close on the first SIGINT or SIGTERM and
