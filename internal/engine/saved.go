@@ -33,11 +33,11 @@ const SavedPlanVersion = 2
 // holds each step with what the platform held before it. It holds no
 // secret or token.
 type SavedPlan struct {
-	FormatVersion int    `json:"formatVersion"`
-	BaseURL       string `json:"baseUrl"`
-	ClientID      string `json:"clientId"`
-	File          string `json:"file"`
-	FileDigest    string `json:"fileDigest"`
+	FormatVersion savedVersion `json:"formatVersion"`
+	BaseURL       string       `json:"baseUrl"`
+	ClientID      string       `json:"clientId"`
+	File          string       `json:"file"`
+	FileDigest    string       `json:"fileDigest"`
 	// Prune is whether the plan was made with --prune: only such a plan
 	// may hold deletes.
 	Prune     bool       `json:"prune"`
@@ -45,9 +45,30 @@ type SavedPlan struct {
 	Steps     savedSteps `json:"steps"`
 }
 
+// savedVersion is a saved plan's format version. Another version is
+// refused as soon as it is read (a plan writes it first): the steps that
+// follow are checked as they are read, by this version's rules.
+type savedVersion int
+
+func (v *savedVersion) UnmarshalJSON(b []byte) error {
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	if n != SavedPlanVersion {
+		return versionError(n)
+	}
+	*v = savedVersion(n)
+	return nil
+}
+
+func versionError(n int) error {
+	return &strictjson.Error{Message: fmt.Sprintf("format version %d, want %d", n, SavedPlanVersion)}
+}
+
 // savedSteps are the steps of a saved plan. They are read one at a time,
 // each checked as it is read and then held without the after its record
-// gives (see SavedStep.check): read whole, the saved plan of 200,000
+// gives (see SavedStep.compact): read whole, the saved plan of 200,000
 // creates with links held 490 MB while it was carried out.
 type savedSteps []SavedStep
 
@@ -195,7 +216,7 @@ func readSavedPlan(r io.Reader) (*SavedPlan, error) {
 		return nil, err
 	}
 	if sp.FormatVersion != SavedPlanVersion {
-		return nil, fmt.Errorf("format version %d, want %d", sp.FormatVersion, SavedPlanVersion)
+		return nil, versionError(int(sp.FormatVersion)) // not given
 	}
 	steps := sp.Steps
 	byCode := newCodeIndex(len(steps), func(i int) string { return steps[i].Code })
