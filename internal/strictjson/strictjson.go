@@ -153,6 +153,10 @@ func explain(err error) error {
 			return e
 		}
 		e.Kind, e.Message = Type, fmt.Sprintf("must be %s, not %s", goKind(sem.GoType), jsonKind(sem.JSONKind))
+		if r, ok := integerRange(sem.GoType); ok && sem.JSONKind == '0' {
+			// A fraction, or a number out of the type's range.
+			e.Message = "must be a whole number from " + r
+		}
 		var own *methodError
 		switch {
 		case errors.As(sem.Err, &own):
@@ -245,6 +249,24 @@ func goKind(t reflect.Type) string {
 		return "number"
 	}
 	return t.String()
+}
+
+// integerRange is the range of the integer type t, or of what t points
+// to, as "MIN to MAX".
+func integerRange(t reflect.Type) (string, bool) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == nil:
+		return "", false
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		bits := t.Bits()
+		return fmt.Sprintf("%d to %d", int64(-1)<<(bits-1), int64(1<<(bits-1)-1)), true
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		return "0 to " + strconv.FormatUint(uint64(1)<<(t.Bits()-1)*2-1, 10), true
+	}
+	return "", false
 }
 
 // jsonKind names the kind of a JSON value as goKind names a Go type's.

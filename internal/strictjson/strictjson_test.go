@@ -2,6 +2,7 @@ package strictjson
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -101,5 +102,28 @@ func TestEmbeddedAndOwnRefusals(t *testing.T) {
 	}
 	if err := Unmarshal([]byte(`{"name":"a","shade":"dark","size":2}`), &w); err != nil || w.Shade != 1 || w.Inner == nil || w.Size != 2 {
 		t.Errorf("%v %+v", err, w)
+	}
+}
+
+// A number an integer cannot hold is refused with the integer's range.
+func TestNumberOutOfAnIntegersRange(t *testing.T) {
+	type counts struct {
+		Line  int32   `json:"line"`
+		Pages *uint8  `json:"pages"`
+		Ratio float64 `json:"ratio"`
+	}
+	for text, want := range map[string]string{
+		`{"line":2.5}`:         "line: must be a whole number from -2147483648 to 2147483647",
+		`{"line":3000000000}`:  "line: must be a whole number from -2147483648 to 2147483647",
+		`{"pages":256}`:        "pages: must be a whole number from 0 to 255",
+		`{"pages":-1}`:         "pages: must be a whole number from 0 to 255",
+		`{"line":"2"}`:         "line: must be number, not string",
+		`{"line":2,"ratio":1}`: "",
+	} {
+		var c counts
+		err := Unmarshal([]byte(text), &c)
+		if got := fmt.Sprint(err); want == "" && err != nil || want != "" && got != want {
+			t.Errorf("%s: %v, want %q", text, err, want)
+		}
 	}
 }
