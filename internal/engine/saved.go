@@ -132,7 +132,7 @@ func FileDigest(data []byte) string {
 // Save returns the saved form of plan: its steps other than the unchanged.
 func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
 	sp := savedHead(baseURL, clientID, file, digest, prune, now)
-	for step := range p.savedSteps() {
+	for step := range p.stepsToSave() {
 		sp.Steps = append(sp.Steps, step)
 	}
 	return sp
@@ -144,8 +144,8 @@ func savedHead(baseURL, clientID, file, digest string, prune bool, now time.Time
 		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), Steps: savedSteps{}}
 }
 
-// savedSteps yields the steps of the plan's saved form one by one.
-func (p *Plan) savedSteps() iter.Seq[SavedStep] {
+// stepsToSave yields the steps of the plan's saved form one by one.
+func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 	return func(yield func(SavedStep) bool) {
 		for _, ch := range p.Changes {
 			if ch.Action == ActionUnchanged {
@@ -178,7 +178,7 @@ func (p *Plan) WriteSaved(path, baseURL, clientID, file, digest string, prune bo
 	}
 	defer f.Abort()
 	w := bufio.NewWriter(f)
-	if err := writeWithArray(w, savedHead(baseURL, clientID, file, digest, prune, now), "steps", p.savedSteps()); err != nil {
+	if err := writeWithArray(w, savedHead(baseURL, clientID, file, digest, prune, now), "steps", p.stepsToSave()); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
