@@ -24,11 +24,22 @@ type PlanDocument struct {
 // unchanged ones (unless showUnchanged), with a before and an after per
 // step, and the counts of every action.
 func (p *Plan) Document(showUnchanged bool) PlanDocument {
-	doc := PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Change{}, Summary: p.Summary()}
+	doc := p.documentHead()
 	for ch := range p.Shown(showUnchanged) {
 		doc.Changes = append(doc.Changes, ch)
 	}
 	return doc
+}
+
+// documentHead is the plan's document without its changes.
+func (p *Plan) documentHead() PlanDocument {
+	return PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Change{}, Summary: p.Summary()}
+}
+
+// DocumentEnd is what the plan's document holds besides its changes, as
+// -o ndjson writes it after them and -o yaml below them.
+func (p *Plan) DocumentEnd() map[string]any {
+	return map[string]any{"formatVersion": PlanFormatVersion, "summary": p.Summary()}
 }
 
 // Shown yields the changes of the plan's document one by one, each with
@@ -62,8 +73,7 @@ func (p *Plan) Summary() map[Action]int {
 // time: the document of a large plan is not held whole.
 func (p *Plan) WriteDocumentJSON(w io.Writer, showUnchanged bool) error {
 	bw := bufio.NewWriter(w)
-	doc := PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Change{}, Summary: p.Summary()}
-	if err := writeWithArray(bw, doc, "changes", p.Shown(showUnchanged)); err != nil {
+	if err := writeWithArray(bw, p.documentHead(), "changes", p.Shown(showUnchanged)); err != nil {
 		return err
 	}
 	return bw.Flush()

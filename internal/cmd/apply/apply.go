@@ -582,7 +582,7 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 				return err
 			}
 		}
-		if err := enc.Encode(map[string]any{"formatVersion": engine.PlanFormatVersion, "summary": plan.Summary()}); err != nil {
+		if err := enc.Encode(plan.DocumentEnd()); err != nil {
 			return err
 		}
 	case mode.Rows():

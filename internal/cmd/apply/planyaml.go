@@ -39,7 +39,7 @@ func writePlanYAML(w io.Writer, plan *engine.Plan, showUnchanged bool) error {
 	if first {
 		bw.WriteString("changes: []\n")
 	}
-	rest, err := output.Generic(map[string]any{"formatVersion": engine.PlanFormatVersion, "summary": plan.Summary()})
+	rest, err := output.Generic(plan.DocumentEnd())
 	if err != nil {
 		return err
 	}
