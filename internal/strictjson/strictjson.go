@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -261,10 +262,10 @@ func integerRange(t reflect.Type) (string, bool) {
 	case t == nil:
 		return "", false
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
-		bits := t.Bits()
-		return fmt.Sprintf("%d to %d", int64(-1)<<(bits-1), int64(1<<(bits-1)-1)), true
+		largest := int64(uint64(math.MaxUint64) >> (65 - t.Bits()))
+		return fmt.Sprintf("%d to %d", -largest-1, largest), true
 	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
-		return "0 to " + strconv.FormatUint(uint64(1)<<(t.Bits()-1)*2-1, 10), true
+		return fmt.Sprintf("0 to %d", uint64(math.MaxUint64)>>(64-t.Bits())), true
 	}
 	return "", false
 }
