@@ -174,3 +174,30 @@ func TestLargeYAMLKeepsItsLines(t *testing.T) {
 		t.Fatalf("problems %v and %d records; want %v and %d", f.Problems, len(f.Records), want, n-1)
 	}
 }
+
+// What export -o yaml writes of ordinary records is read a line at a time,
+// without yaml.v3's scanner, and reads back as the records written, text
+// that looks like another type or needs quoting among them.
+func TestExportedYAMLIsReadByLines(t *testing.T) {
+	desc := func(s string) *string { return &s }
+	yes := true
+	ordinary := append(exportRecords(),
+		Record{Code: "B-000001", Description: desc("Site preparation, phase 1 (north) #2"), IsActive: &yes, OrganizationsSet: true,
+			Organizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "B1", EntityType: "branch"}}},
+		Record{Code: "X-1", Description: desc(`Büro: "a" #1 it's`), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+		Record{Code: "null", Description: desc("~"), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "0x1F", EntityType: "1e3"}}},
+		Record{Code: "- x", Description: desc("[a, b]"), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+	)
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatYAML, ordinary); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readBlockSequence(buf.Bytes()); !ok {
+		t.Fatalf("not read by lines:\n%s", buf.Bytes())
+	}
+	back, err := ParseBytes(buf.Bytes(), FormatYAML, ReadOptions{})
+	if err != nil || len(back.Problems) > 0 || !sameRecords(ordinary, back.Records) {
+		t.Fatalf("read back as %+v, %v, %v from\n%s", back.Records, back.Problems, err, buf.Bytes())
+	}
+
+}

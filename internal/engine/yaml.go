@@ -23,6 +23,18 @@ func (p *parser) yaml(data []byte) []Record {
 // yamlDocument reads data, a whole YAML file or the piece of one after
 // its first before lines.
 func (p *parser) yamlDocument(data []byte, before int) []Record {
+	seq, ok := readBlockSequence(data)
+	if !ok {
+		if seq = p.yamlRoot(data, before); seq == nil {
+			return nil
+		}
+	}
+	return p.yamlRecords(seq, before)
+}
+
+// yamlRoot reads data with yaml.v3 and returns its sequence of records, or
+// nil after reporting what is wrong with it.
+func (p *parser) yamlRoot(data []byte, before int) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
@@ -52,6 +64,12 @@ func (p *parser) yamlDocument(data []byte, before int) []Record {
 		p.problem(Problem{Line: seq.Line + before, Message: "a YAML file must hold a sequence of records, or a mapping of $schema and " + wrapperMember})
 		return nil
 	}
+	return seq
+}
+
+// yamlRecords reads the records of seq, a sequence node of a file's piece
+// after its first before lines.
+func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 	var recs []Record
 	for _, n := range seq.Content {
 		if n.Kind != yaml.MappingNode {
