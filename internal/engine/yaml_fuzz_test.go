@@ -128,6 +128,8 @@ func FuzzYAMLBlock(f *testing.F) {
 		"- wbsElementCode: \"two\n  lines\"\n",
 		"- wbsElementCode: A\n...\n",
 		"- wbsElementCode: A\n\tdescription: tab\n",
+		"- wbsElementCode: P-1\n  businessOrganizations:\n    - {code: \"1000\", entityType: company}\n    - { code: 'B3' ,entityType: Büro Nord }\n    - {}\n",
+		"- wbsElementCode: P-2\n  businessOrganizations:\n  - {code: a, entityType: b,}\n  - {code: 'it''s', x: y}\n  - {code: a b: c}\n  - {code: [x]}\n",
 	} {
 		f.Add([]byte(s))
 	}

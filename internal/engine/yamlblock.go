@@ -18,12 +18,14 @@ import (
 //	  key:
 //	    - key: scalar
 //	      key: scalar
+//	    - {key: scalar, key: scalar}
 //
 // A scalar is plain, single-quoted, or double-quoted without escapes, on
 // its line. A key is letters, digits and underscores. A nested sequence is
 // of mappings, indented as deep as its key or deeper. For anything else
-// (flow collections, block scalars, anchors, tags, a scalar over lines, a
-// tab, a document marker) it reports false, and yaml.v3 reads the file.
+// (other flow collections, block scalars, anchors, tags, a scalar over
+// lines, a tab, a document marker) it reports false, and yaml.v3 reads the
+// file.
 // yaml.v3, which scans a character at a time and keeps every mark and
 // comment, took three quarters of a YAML dry run's time. FuzzYAMLBlock
 // holds the nodes this builds to yaml.v3's: kind, style, tag, value, line
@@ -95,6 +97,11 @@ func (b *blockReader) line(line []byte, n int) bool {
 		b.record.Content = append(b.record.Content, b.seq)
 	}
 	switch {
+	case b.seq != nil && indent == b.indent && bytes.HasPrefix(content, []byte("- {")):
+		b.item = nil // whole on its line
+		m := b.flowMapping(content[2:], n, indent+3)
+		b.seq.Content = append(b.seq.Content, m)
+		return m != nil
 	case b.seq != nil && indent == b.indent && dash:
 		b.item = b.node(yaml.MappingNode, yamlMapTag, "", 0, n, indent+3)
 		b.seq.Content = append(b.seq.Content, b.item)
@@ -113,7 +120,7 @@ func (b *blockReader) line(line []byte, n int) bool {
 // allowed.
 func (b *blockReader) member(m *yaml.Node, s []byte, n, col int, open bool) bool {
 	k := 0
-	for k < len(s) && k <= 1024 && (s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z' || s[k] >= '0' && s[k] <= '9' || s[k] == '_') {
+	for k < len(s) && k <= 1024 && isKeyByte(s[k]) {
 		k++
 	}
 	if k == 0 || k > 1024 || k == len(s) || s[k] != ':' {
@@ -139,6 +146,61 @@ func (b *blockReader) member(m *yaml.Node, s []byte, n, col int, open bool) bool
 	}
 	m.Content = append(m.Content, key, value)
 	return true
+}
+
+// flowMapping reads s, the rest of line n from column col, as a flow
+// mapping of scalars on one line, "{key: value, key: value}", or returns
+// nil. In it, a plain scalar holds none of the characters that end one in
+// a flow collection or start a comment, a quote or a value.
+func (b *blockReader) flowMapping(s []byte, n, col int) *yaml.Node {
+	m := b.node(yaml.MappingNode, yamlMapTag, "", yaml.FlowStyle, n, col)
+	at := 1 // the byte of s being read
+	spaces := func() {
+		for at < len(s) && s[at] == ' ' {
+			at++
+		}
+	}
+	for spaces(); at < len(s) && isKeyByte(s[at]); spaces() {
+		k := at
+		for at < len(s) && isKeyByte(s[at]) {
+			at++
+		}
+		if at-k > 1024 || at+1 >= len(s) || s[at] != ':' || s[at+1] != ' ' {
+			return nil
+		}
+		key := b.plain(s[k:at], n, col+utf8.RuneCount(s[:k]))
+		at++
+		spaces()
+		v := at
+		if at < len(s) && (s[at] == '"' || s[at] == '\'') {
+			end := bytes.IndexByte(s[at+1:], s[at])
+			if end < 0 {
+				return nil
+			}
+			at += end + 2
+		} else {
+			for at < len(s) && bytes.IndexByte([]byte(",[]{}#:'\""), s[at]) < 0 {
+				at++
+			}
+		}
+		if v == at {
+			return nil
+		}
+		value := b.scalar(bytes.TrimRight(s[v:at], " "), n, col+utf8.RuneCount(s[:v]))
+		if value == nil || value.Kind != yaml.ScalarNode {
+			return nil
+		}
+		m.Content = append(m.Content, key, value)
+		if spaces(); at < len(s) && s[at] == ',' {
+			at++
+			continue
+		}
+		break
+	}
+	if at == len(s) || s[at] != '}' || len(bytes.TrimRight(s[at+1:], " ")) > 0 {
+		return nil
+	}
+	return m
 }
 
 // scalar reads s, the rest of line n from column col, as a scalar or an
@@ -213,6 +275,11 @@ func memberName(s []byte) string {
 		}
 	}
 	return ""
+}
+
+// isKeyByte reports whether c may be part of a key.
+func isKeyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // node returns a new node, allocated with others in blocks.
