@@ -130,6 +130,7 @@ func FuzzYAMLBlock(f *testing.F) {
 		"- wbsElementCode: A\n\tdescription: tab\n",
 		"- wbsElementCode: P-1\n  businessOrganizations:\n    - {code: \"1000\", entityType: company}\n    - { code: 'B3' ,entityType: Büro Nord }\n    - {}\n",
 		"- wbsElementCode: P-2\n  businessOrganizations:\n  - {code: a, entityType: b,}\n  - {code: 'it''s', x: y}\n  - {code: a b: c}\n  - {code: [x]}\n",
+		"- wbsElementCode: P-3\n  businessOrganizations:\n    - {code: a?b, entityType: c}\n",
 	} {
 		f.Add([]byte(s))
 	}

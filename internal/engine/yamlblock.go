@@ -151,7 +151,7 @@ func (b *blockReader) member(m *yaml.Node, s []byte, n, col int, open bool) bool
 // flowMapping reads s, the rest of line n from column col, as a flow
 // mapping of scalars on one line, "{key: value, key: value}", or returns
 // nil. In it, a plain scalar holds none of the characters that end one in
-// a flow collection or start a comment, a quote or a value.
+// a flow collection (",?[]{}") or start a comment, a quote or a value.
 func (b *blockReader) flowMapping(s []byte, n, col int) *yaml.Node {
 	m := b.node(yaml.MappingNode, yamlMapTag, "", yaml.FlowStyle, n, col)
 	at := 1 // the byte of s being read
@@ -179,7 +179,7 @@ func (b *blockReader) flowMapping(s []byte, n, col int) *yaml.Node {
 			}
 			at += end + 2
 		} else {
-			for at < len(s) && bytes.IndexByte([]byte(",[]{}#:'\""), s[at]) < 0 {
+			for at < len(s) && bytes.IndexByte([]byte(",?[]{}#:'\""), s[at]) < 0 {
 				at++
 			}
 		}
