@@ -84,7 +84,7 @@ func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 			case seen[k]:
 				p.problem(Problem{Line: n.Content[i].Line + before, Field: k, Message: "given more than once"})
 				ok, dup = false, true
-			case k == "wbsElementCode", k == "description", k == "isActive", k == "businessOrganizations":
+			case slices.Contains(jsonMembers, k):
 			default:
 				p.problem(Problem{Line: n.Content[i].Line + before, Field: k, Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"})
 				ok = false

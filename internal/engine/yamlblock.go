@@ -186,8 +186,9 @@ func (b *blockReader) flowMapping(s []byte, n, col int) *yaml.Node {
 		if v == at {
 			return nil
 		}
+		// A plain value stops before '[', so this is a scalar.
 		value := b.scalar(bytes.TrimRight(s[v:at], " "), n, col+utf8.RuneCount(s[:v]))
-		if value == nil || value.Kind != yaml.ScalarNode {
+		if value == nil {
 			return nil
 		}
 		m.Content = append(m.Content, key, value)
@@ -269,13 +270,19 @@ func (b *blockReader) plain(s []byte, n, col int) *yaml.Node {
 // memberName is the name of a record's member or an organization's that s
 // spells, without allocating, or "".
 func memberName(s []byte) string {
-	for _, name := range [...]string{"wbsElementCode", "description", "isActive", "businessOrganizations", "code", "entityType"} {
-		if string(s) == name {
-			return name
+	for _, names := range [][]string{jsonMembers, organizationMembers} {
+		for _, name := range names {
+			if string(s) == name {
+				return name
+			}
 		}
 	}
 	return ""
 }
+
+// organizationMembers are the members of a link, as fileOrganization
+// names them.
+var organizationMembers = []string{"code", "entityType"}
 
 // isKeyByte reports whether c may be part of a key.
 func isKeyByte(c byte) bool {
