@@ -177,19 +177,23 @@ func (p *parser) newTable(header []string, line, rows int) *table {
 func (t *table) add(line int, row []string) {
 	p := t.p
 	rec := Record{Line: int32(line)}
+	// The code first, for the problems of the cells before it. A row's
+	// cells are parts of one string, the line: the code and the
+	// description are copied, so that the line is not held.
+	for i, cell := range row {
+		if t.cols[i] == "code" {
+			rec.Code = strings.Clone(cell)
+		}
+	}
 	for i, cell := range row {
 		switch t.cols[i] {
-		// A row's cells are parts of one string, the line: the code and
-		// the description are copied, so that the line is not held.
-		case "code":
-			rec.Code = strings.Clone(cell)
 		case "description":
 			t.descriptions = append(t.descriptions, strings.Clone(cell))
 			rec.Description = &t.descriptions[len(t.descriptions)-1]
 		case "active":
 			b, stated, err := parseBool(cell)
 			if err != nil {
-				p.problem(Problem{Line: line, Code: rec.Code, Field: "isActive", Message: err.Error()})
+				p.recordProblem(&rec, Problem{Line: line, Field: "isActive", Message: err.Error()})
 			}
 			if stated {
 				t.actives = append(t.actives, b)
@@ -198,7 +202,7 @@ func (t *table) add(line int, row []string) {
 		case "orgs":
 			orgs, err := notation.Parse(cell)
 			if err != nil {
-				p.problem(Problem{Line: line, Code: rec.Code, Field: "businessOrganizations", Message: err.Error()})
+				p.recordProblem(&rec, Problem{Line: line, Field: "businessOrganizations", Message: err.Error()})
 			}
 			// Shared at once, so that the lists parsed, and the lines
 			// their strings are part of, are not held until check (a
@@ -211,6 +215,7 @@ func (t *table) add(line int, row []string) {
 	// follows that record is merged here, the others by records.
 	if n := len(t.recs); n > 0 && t.orgs && rec.Code != "" && t.recs[n-1].Code == rec.Code && sameFields(t.recs[n-1], rec) {
 		t.recs[n-1].Organizations = append(t.recs[n-1].Organizations, rec.Organizations...)
+		t.recs[n-1].flawed = t.recs[n-1].flawed || rec.flawed
 		return
 	}
 	t.recs = append(t.recs, rec)
@@ -235,6 +240,7 @@ func (t *table) records() []Record {
 			continue
 		}
 		recs[into].Organizations = append(recs[into].Organizations, recs[i].Organizations...)
+		recs[into].flawed = recs[into].flawed || recs[i].flawed
 		merged[i] = true
 	}
 	if len(merged) == 0 {

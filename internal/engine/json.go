@@ -2,8 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
@@ -41,14 +43,15 @@ func (j jsonRecord) record(line int) Record {
 func (p *parser) decodeJSON(raw []byte, line int) (Record, bool) {
 	var j jsonRecord
 	if err := strictjson.Unmarshal(raw, &j); err != nil {
+		code := jsonCode(raw)
 		var e *strictjson.Error
 		switch {
 		case !errors.As(err, &e):
-			p.problem(Problem{Line: line, Message: err.Error()})
+			p.problem(Problem{Line: line, Code: code, Message: err.Error()})
 		case e.Kind == strictjson.DataAfter:
 			p.problem(Problem{Line: line, Message: "data after the record: a line holds one record"})
 		default:
-			p.problem(Problem{Line: line, Field: e.Path, Message: e.Message})
+			p.problem(Problem{Line: line, Code: code, Field: e.Path, Message: e.Message})
 		}
 		return Record{}, false
 	}
@@ -57,6 +60,43 @@ func (p *parser) decodeJSON(raw []byte, line int) (Record, bool) {
 		return Record{}, false
 	}
 	return j.record(line), true
+}
+
+// jsonCode is the code of a record the strict rules refused, as any
+// reading of it would find it: the string of its one member named
+// wbsElementCode in any case. It is "" where readings could differ: a
+// record that is no object or not valid JSON, a code that is no string,
+// two members that could each be the code.
+func jsonCode(raw []byte) string {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return ""
+	}
+	code, found := "", 0
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return ""
+		}
+		name := tok.String() // before the decoder reads on
+		value, err := dec.ReadValue()
+		if err != nil {
+			return ""
+		}
+		if !strings.EqualFold(name, "wbsElementCode") {
+			continue
+		}
+		if found++; value.Kind() != '"' {
+			return ""
+		}
+		if err := json.Unmarshal(value, &code); err != nil {
+			return ""
+		}
+	}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' || found != 1 {
+		return ""
+	}
+	return code
 }
 
 func (p *parser) ndjson(data []byte) []Record {

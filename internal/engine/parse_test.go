@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wbsctl/wbsctl/sdk"
+	"gopkg.in/yaml.v3"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -116,11 +118,94 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		format := formats[int(which)%len(formats)]
 		file, err := Parse(bytes.NewReader(data), format)
-		if err != nil || len(file.Problems) > 0 {
+		if err != nil {
+			return
+		}
+		keepsContract(t, format, data, file)
+		if len(file.Problems) > 0 {
 			return
 		}
 		roundTrips(t, format, file.Records)
 	})
+}
+
+// keepsContract checks the contract of File: the codes a prune keeps (the
+// valid records' and InvalidCodes) hold every code that a lenient reading
+// of data finds, unless CodeUnknown says a code is unknown; no valid
+// record has a code that a problem names.
+func keepsContract(t *testing.T, format Format, data []byte, file *File) {
+	t.Helper()
+	kept := map[string]bool{}
+	for _, c := range file.InvalidCodes {
+		kept[c] = true
+	}
+	for _, r := range file.Records {
+		if kept[r.Code] || r.Code == "" {
+			t.Fatalf("the valid record %q of line %d has a problem: %v", r.Code, r.Line, file.Problems)
+		}
+	}
+	for _, p := range file.Problems {
+		if p.Code == "" && file.CodeUnknown == nil {
+			t.Fatalf("the problem %q names no code, and CodeUnknown is nil", p)
+		}
+		if p.Code != "" && !kept[p.Code] {
+			t.Fatalf("the problem %q names a code InvalidCodes does not hold: %q", p, file.InvalidCodes)
+		}
+	}
+	for _, r := range file.Records {
+		kept[r.Code] = true
+	}
+	if file.CodeUnknown != nil {
+		return
+	}
+	for _, code := range lenientCodes(format, data) {
+		if !kept[code] {
+			t.Fatalf("a lenient reading finds the code %q, which a prune could delete: records %+v, problems %v\n%s", code, file.Records, file.Problems, data)
+		}
+	}
+}
+
+// lenientCodes are the codes a reader that is not strict finds in data:
+// the string of every member of a record named wbsElementCode in any case.
+func lenientCodes(format Format, data []byte) []string {
+	var docs []any
+	switch format {
+	case FormatJSON:
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return nil
+		}
+		if m, ok := v.(map[string]any); ok {
+			v = m[wrapperMember]
+		}
+		docs, _ = v.([]any)
+	case FormatNDJSON:
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var v any
+			if json.Unmarshal(line, &v) == nil {
+				docs = append(docs, v)
+			}
+		}
+	case FormatYAML:
+		var v any
+		if yaml.Unmarshal(data, &v) != nil {
+			return nil
+		}
+		if m, ok := v.(map[string]any); ok {
+			v = m[wrapperMember]
+		}
+		docs, _ = v.([]any)
+	}
+	var codes []string
+	for _, d := range docs {
+		m, _ := d.(map[string]any)
+		for k, v := range m {
+			if s, ok := v.(string); ok && strings.EqualFold(k, "wbsElementCode") {
+				codes = append(codes, s)
+			}
+		}
+	}
+	return codes
 }
 
 // roundTrips checks that records written as format read back the same.
@@ -169,7 +254,7 @@ func TestLargeYAMLKeepsItsLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Problem{{Line: 3*(n-11) + 5, Field: "colour", Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"}}
+	want := []Problem{{Line: 3*(n-11) + 5, Code: fmt.Sprintf("B-%06d", n-11), Field: "colour", Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"}}
 	if !reflect.DeepEqual(f.Problems, want) || len(f.Records) != n-1 {
 		t.Fatalf("problems %v and %d records; want %v and %d", f.Problems, len(f.Records), want, n-1)
 	}

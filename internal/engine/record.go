@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +26,9 @@ type Record struct {
 	IsActive         *bool
 	Organizations    []sdk.BusinessOrganization
 	OrganizationsSet bool
+	// flawed marks a record its reader reported a problem of: it is left
+	// out whatever its code. Beside the bool, it takes no room.
+	flawed bool
 	// Line is the record's line in the file (CSV, NDJSON: the line; JSON,
 	// YAML: the line where the record starts). It is an int32, beside the
 	// bool, because a run holds a record per element: 8 bytes less each.
@@ -64,11 +69,28 @@ func (p Problem) String() string {
 }
 
 // File is a parsed file: its valid records and its problems.
+//
+// The readers keep one contract with apply: every record of the file
+// gives a Record or a Problem, and a Problem carries the code of its
+// record whenever any reading of the file can find one (an unknown member
+// or a value of the wrong type leaves wbsElementCode readable). A code
+// that a problem names is left out whole: every record of it goes to
+// Invalid, and its element is never pruned (InvalidCodes). A problem
+// without a code (a row that cannot be split into cells, a record whose
+// code is not a string, a problem of the whole file) sets CodeUnknown:
+// the element it names is unknown, and a prune must delete nothing.
 type File struct {
 	Records  []Record
 	Problems []Problem
 	// Invalid holds the records left out because of a problem.
 	Invalid []Record
+	// InvalidCodes are the codes the problems name, sorted, each once:
+	// the file names them all the same.
+	InvalidCodes []string
+	// CodeUnknown is the first problem that names no code, nil when
+	// every problem names one. Problems holds at most maxProblems; this
+	// is set whatever their number.
+	CodeUnknown *Problem
 }
 
 // Format is a file format.
@@ -172,8 +194,11 @@ func ParseBytes(data []byte, f Format, opts ReadOptions) (*File, error) {
 
 type parser struct {
 	file *File
-	bad  map[int]bool // lines with a problem
-	opts ReadOptions
+	// bad holds the codes the problems name, each with the line of its
+	// first problem; unnamed the lines of problems that name none.
+	bad     map[string]int
+	unnamed map[int]bool
+	opts    ReadOptions
 	// sheet is the workbook's sheet read, and columns the column of each
 	// field in it, to name the cell of a problem; nil in a text file.
 	sheet   *sheetPlace
@@ -184,10 +209,20 @@ func (p *parser) problem(pr Problem) {
 	if p.sheet != nil && pr.Cell == "" {
 		pr.Cell = p.sheet.cell(pr.Line, p.columnOf(pr.Field))
 	}
-	if p.bad == nil {
-		p.bad = map[int]bool{}
+	if pr.Code != "" {
+		if p.bad == nil {
+			p.bad = map[string]int{}
+		}
+		if _, seen := p.bad[pr.Code]; !seen {
+			p.bad[pr.Code] = pr.Line
+		}
+	} else {
+		if p.unnamed == nil {
+			p.unnamed = map[int]bool{}
+			p.file.CodeUnknown = &pr
+		}
+		p.unnamed[pr.Line] = true
 	}
-	p.bad[pr.Line] = true
 	if len(p.file.Problems) < maxProblems {
 		p.file.Problems = append(p.file.Problems, pr)
 	}
@@ -206,11 +241,22 @@ func checkParse(f Format, opts ReadOptions) error {
 	return fmt.Errorf("unknown format %q", f)
 }
 
+// recordProblem reports pr, a problem of rec: rec is left out, and pr
+// names rec's code.
+func (p *parser) recordProblem(rec *Record, pr Problem) {
+	rec.flawed, pr.Code = true, rec.Code
+	p.problem(pr)
+}
+
 // check validates the records against the SDK's limits and finds codes
-// given twice, then sorts them into valid and invalid.
+// given twice, then sorts them into valid and invalid: a record is
+// invalid when it has a problem or its code has one elsewhere in the
+// file (another row of it, another record of it that could not be read).
 func (p *parser) check(recs []Record) {
 	if len(recs) == 0 && len(p.file.Problems) == 0 {
+		// A problem of the whole file, not of a record left out.
 		p.problem(Problem{Line: 1, Message: "the file holds no records"})
+		delete(p.unnamed, 1)
 	}
 	for i := range recs {
 		recs[i].Organizations = shareLinks(recs[i].Organizations)
@@ -227,7 +273,7 @@ func (p *parser) check(recs []Record) {
 			var ve *sdk.ValidationError
 			if errors.As(err, &ve) {
 				for _, v := range ve.Violations {
-					p.problem(Problem{Line: int(r.Line), Code: r.Code, Field: v.Field, Message: v.Message + " (limit: " + v.Limit + ")"})
+					p.recordProblem(&recs[i], Problem{Line: int(r.Line), Field: v.Field, Message: v.Message + " (limit: " + v.Limit + ")"})
 				}
 			}
 		}
@@ -237,19 +283,32 @@ func (p *parser) check(recs []Record) {
 			if p.sheet != nil {
 				msg = "the same code is in " + p.sheet.cell(line, p.columnOf("wbsElementCode"))
 			}
-			p.problem(Problem{Line: int(r.Line), Code: r.Code, Field: "wbsElementCode", Message: msg})
+			p.recordProblem(&recs[i], Problem{Line: int(r.Line), Field: "wbsElementCode", Message: msg})
 		}
 	}
-	if len(p.bad) == 0 {
+	p.file.InvalidCodes = slices.Sorted(maps.Keys(p.bad))
+	if len(p.bad) == 0 && len(p.unnamed) == 0 {
 		p.file.Records = recs
 		return
 	}
 	for _, r := range recs {
-		if p.bad[int(r.Line)] {
+		if _, bad := p.bad[r.Code]; r.flawed || bad {
 			p.file.Invalid = append(p.file.Invalid, r)
+			delete(p.bad, r.Code)
+			if r.Code == "" {
+				delete(p.unnamed, int(r.Line))
+			}
 		} else {
 			p.file.Records = append(p.file.Records, r)
 		}
+	}
+	// A record no reader could make is left out all the same: by its
+	// code where a problem names it, else by its line.
+	for _, code := range slices.Sorted(maps.Keys(p.bad)) {
+		p.file.Invalid = append(p.file.Invalid, Record{Code: code, Line: int32(p.bad[code]), flawed: true})
+	}
+	for _, line := range slices.Sorted(maps.Keys(p.unnamed)) {
+		p.file.Invalid = append(p.file.Invalid, Record{Line: int32(line), flawed: true})
 	}
 }
 

@@ -152,7 +152,7 @@ func (p *parser) xlsx(data []byte) []Record {
 		if len(cols) > len(t.header) {
 			for i := len(t.header); i < len(cols); i++ {
 				if cols[i] != "" {
-					p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Message: "a cell right of the header's last column"})
+					p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Code: t.code(cols), Message: "a cell right of the header's last column"})
 					break
 				}
 			}
@@ -192,10 +192,10 @@ func (p *parser) refuseDates(row int, cols []string, t *table) bool {
 			if t.cols[i] == "active" {
 				want = "TRUE or FALSE"
 			}
-			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Field: field,
+			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Code: t.code(cols), Field: field,
 				Message: fmt.Sprintf("is a date, not %s: format the column as text and type the value again", want)})
 		case strings.Contains(c, formatMarker):
-			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Field: field,
+			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Code: t.code(cols), Field: field,
 				Message: "is a number in a format wbsctl cannot show as a spreadsheet does (conditional, engineering or currency): format the column as text and type the value again"})
 		default:
 			continue
@@ -403,4 +403,16 @@ func isDateFormat(code string) bool {
 		}
 	}
 	return false
+}
+
+// code is the code a row of cells names, or "" when its cell holds a
+// value that a spreadsheet would show otherwise (a date, a formatted
+// number): what the element's code is cannot be told then.
+func (t *table) code(row []string) string {
+	for i, c := range row {
+		if i < len(t.cols) && t.cols[i] == "code" && !strings.Contains(c, dateMarker) && !strings.Contains(c, formatMarker) {
+			return c
+		}
+	}
+	return ""
 }

@@ -134,7 +134,7 @@ func TestXLSXProblemsNameTheCell(t *testing.T) {
 		`WBS!C3 (code "A-2"): isActive: "maybe" is not a boolean`,
 		`WBS!D3 (code "A-2"): businessOrganizations: `,
 		`WBS!A4 (code "ccccccccccccccccccccccccccccccc"): wbsElementCode: is 31 characters long (limit: 1 to 30 characters)`,
-		`WBS!E5: a cell right of the header's last column`,
+		`WBS!E5 (code "A-1"): a cell right of the header's last column`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
@@ -178,9 +178,9 @@ func TestXLSXRefusesDates(t *testing.T) {
 	file := parseXLSX(t, data, ReadOptions{})
 	got := problems(file)
 	for _, want := range []string{
-		`'Plan 2024'!B2: description: is a date, not text: format the column as text and type the value again`,
-		`'Plan 2024'!B3: description: is a date, not text`,
-		`'Plan 2024'!C4: isActive: is a date, not TRUE or FALSE`,
+		`'Plan 2024'!B2 (code "D-1"): description: is a date, not text: format the column as text and type the value again`,
+		`'Plan 2024'!B3 (code "D-2"): description: is a date, not text`,
+		`'Plan 2024'!C4 (code "D-3"): isActive: is a date, not TRUE or FALSE`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)

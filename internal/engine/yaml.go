@@ -77,16 +77,17 @@ func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 			continue
 		}
 		ok, dup := true, false
+		code := yamlCode(n)
 		seen := map[string]bool{}
 		for i := 0; i < len(n.Content); i += 2 {
 			k := n.Content[i].Value
 			switch {
 			case seen[k]:
-				p.problem(Problem{Line: n.Content[i].Line + before, Field: k, Message: "given more than once"})
+				p.problem(Problem{Line: n.Content[i].Line + before, Code: code, Field: k, Message: "given more than once"})
 				ok, dup = false, true
 			case slices.Contains(jsonMembers, k):
 			default:
-				p.problem(Problem{Line: n.Content[i].Line + before, Field: k, Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"})
+				p.problem(Problem{Line: n.Content[i].Line + before, Code: code, Field: k, Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"})
 				ok = false
 			}
 			seen[k] = true
@@ -96,7 +97,7 @@ func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 		}
 		var j jsonRecord
 		if err := decodeYAMLRecord(n, &j); err != nil {
-			p.problem(Problem{Line: n.Line + before, Message: "wrong type: " + strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  ")})
+			p.problem(Problem{Line: n.Line + before, Code: code, Message: "wrong type: " + strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  ")})
 			continue
 		}
 		if j.Code == nil {
@@ -139,7 +140,7 @@ func (p *parser) yamlInPieces(data []byte, size int) ([]Record, bool) {
 			}
 			q := &parser{file: &File{}, opts: p.opts}
 			read[i] = q.yamlDocument(piece.data, piece.before)
-			if q.bad != nil {
+			if len(q.file.Problems) > 0 {
 				return errProblem
 			}
 			return nil
@@ -304,6 +305,25 @@ func readYAMLRecord(n *yaml.Node, j *jsonRecord) bool {
 
 // jsonMembers are the members of a record, as jsonRecord names them.
 var jsonMembers = []string{"wbsElementCode", "description", "isActive", "businessOrganizations"}
+
+// yamlCode is the code of the record n, as any reading of it would find
+// it: the string of its one member named wbsElementCode in any case; ""
+// where readings could differ (see jsonCode), and for a value that is no
+// plain string (an alias, a tag, a number).
+func yamlCode(n *yaml.Node) string {
+	code, found := "", 0
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind != yaml.ScalarNode || !strings.EqualFold(k.Value, "wbsElementCode") {
+			continue
+		}
+		found++
+		code, _ = yamlString(n.Content[i+1])
+	}
+	if found != 1 {
+		return ""
+	}
+	return code
+}
 
 // yamlString returns the string of v, if it is a string scalar whose tag
 // was not given.

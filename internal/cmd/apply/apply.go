@@ -189,9 +189,7 @@ func Run(ctx context.Context, o *Options) error {
 		return printSavedPlan(o, c)
 	}
 	planOpts := engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages}
-	for _, r := range parsed.Invalid {
-		planOpts.AlsoNamed = append(planOpts.AlsoNamed, r.Code)
-	}
+	planOpts.AlsoNamed = parsed.InvalidCodes
 	var state *engine.StateFile
 	if o.State != "" {
 		unlock, err := engine.LockState(o.State)
@@ -450,28 +448,22 @@ func readFile(o *Options) (*engine.File, string, error) {
 	if o.Prune && len(parsed.Records) == 0 {
 		return nil, "", &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
 	}
-	if o.Prune {
-		if line := unreadLine(parsed); line > 0 {
-			return nil, "", fmt.Errorf("%s: line %d could not be read as a record, so the element it names is unknown and --prune could delete it; nothing was sent: %w",
-				o.File, line, sdk.ErrValidation)
-		}
+	if o.Prune && parsed.CodeUnknown != nil {
+		return nil, "", fmt.Errorf("%s: %s: no code could be read there, so the element it names is unknown and --prune could delete it; nothing was sent: %w",
+			o.File, output.Escape(problemPlace(*parsed.CodeUnknown)), sdk.ErrValidation)
 	}
 	return parsed, engine.FileDigest(data), nil
 }
 
-// unreadLine returns the first line with a problem that no record was
-// read from (0 for none): the code it holds, if any, is unknown.
-func unreadLine(f *engine.File) int {
-	read := map[int]bool{}
-	for _, r := range f.Invalid {
-		read[int(r.Line)] = true
+// problemPlace names where p is: its cell, its line, or the file.
+func problemPlace(p engine.Problem) string {
+	switch {
+	case p.Cell != "":
+		return p.Cell
+	case p.Line > 0:
+		return fmt.Sprintf("line %d", p.Line)
 	}
-	for _, p := range f.Problems {
-		if !read[p.Line] {
-			return p.Line
-		}
-	}
-	return 0
+	return "the file"
 }
 
 // printSavedPlan prints the saved plan of --plan as the diff of a dry

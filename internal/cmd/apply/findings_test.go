@@ -72,7 +72,7 @@ func TestPruneNeverDeletesWhatAnInvalidRecordNames(t *testing.T) {
 	unread := writeFile(t, dir, "g.csv", "wbsElementCode,description\nA-1,one\nA-2,too,many,cells\n")
 	srv.ResetStats()
 	code, _, errOut = run(t, srv, "", "apply", "-f", unread, "--prune", "--skip-invalid", "--yes", "--rate", "0")
-	if code != cmdutil.ExitValidation || writes(srv) != 0 || !strings.Contains(errOut, "line 3 could not be read") {
+	if code != cmdutil.ExitValidation || writes(srv) != 0 || !strings.Contains(errOut, "line 3: no code could be read") {
 		t.Fatalf("exit %d, %d writes: %s", code, writes(srv), errOut)
 	}
 	if _, ok := srv.Element("A-2"); !ok {
@@ -347,5 +347,78 @@ func TestApplyFailureLinesAreEscaped(t *testing.T) {
 	code, _, errOut := runMode(t, srv, true, "", "apply", "-f", file, "--skip-invalid", "--rate", "0")
 	if code != cmdutil.ExitPartial || strings.ContainsAny(errOut, "\x1b\x07\u202e") || !strings.Contains(errOut, "create failed: x\\x1b]0;owned") {
 		t.Fatalf("exit %d: %q", code, errOut)
+	}
+}
+
+// --prune --skip-invalid keeps an element that a record which could not
+// be read names, when that record shares its line with valid ones
+// (minified JSON, a YAML flow sequence, NDJSON is one a line anyway);
+// the valid records of that line are applied, not left out. A record
+// whose code is no string stops the prune.
+func TestPruneKeepsTheCodeOfARecordOnAnotherRecordsLine(t *testing.T) {
+	files := map[string]string{
+		"min.json": `[{"wbsElementCode":"A","descripton":"typo"},{"wbsElementCode":"B","description":"keep"},` + "\n" +
+			`{"wbsElementCode":"C","description":"keep"}]`,
+		"flow.yaml": "[{wbsElementCode: A, descripton: typo}, {wbsElementCode: B, description: keep},\n {wbsElementCode: C, description: keep}]\n",
+		"wrapped.json": `{"$schema":"https://example.com/s.json","wbsElements":[{"wbsElementCode":"A","isActive":"yes"},` +
+			`{"wbsElementCode":"B","description":"keep"},{"wbsElementCode":"C","description":"keep"}]}`,
+		"case.json": `[{"WbsElementCode":"A"},{"wbsElementCode":"B","description":"keep"},{"wbsElementCode":"C","description":"keep"}]`,
+	}
+	for name, content := range files {
+		t.Run(name, func(t *testing.T) {
+			srv := wbstest.NewServer()
+			defer srv.Close()
+			srv.Put(wbstest.Element{Code: "A", Description: str("old"), IsActive: true}, wbstest.Element{Code: "B", IsActive: true},
+				wbstest.Element{Code: "X", IsActive: true})
+			file := writeFile(t, t.TempDir(), name, content)
+			code, _, errOut := run(t, srv, "", "apply", "-f", file, "--prune", "--skip-invalid", "--yes", "--rate", "0")
+			a, aKept := srv.Element("A")
+			b, _ := srv.Element("B")
+			c, _ := srv.Element("C")
+			_, xKept := srv.Element("X")
+			if !aKept || *a.Description != "old" {
+				t.Fatalf("A, named by a record that could not be read, was deleted or changed (exit %d): %s", code, errOut)
+			}
+			if b.Description == nil || *b.Description != "keep" || c.Description == nil || *c.Description != "keep" {
+				t.Fatalf("B and C, valid on the line of A, were left out: B %+v, C %+v: %s", b, c, errOut)
+			}
+			if xKept || code != cmdutil.ExitPartial {
+				t.Fatalf("X kept %v, exit %d (want %d): %s", xKept, code, cmdutil.ExitPartial, errOut)
+			}
+		})
+	}
+
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "5", IsActive: true}, wbstest.Element{Code: "X", IsActive: true})
+	file := writeFile(t, t.TempDir(), "f.json", `[{"wbsElementCode":5},{"wbsElementCode":"B"}]`)
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--prune", "--skip-invalid", "--yes", "--rate", "0")
+	if code != cmdutil.ExitValidation || writes(srv) != 0 || !strings.Contains(errOut, "line 1: no code could be read") {
+		t.Fatalf("a code that is no string: exit %d, %d writes: %s", code, writes(srv), errOut)
+	}
+}
+
+// --skip-invalid leaves out every row of a code written one row per
+// organization when one of its rows is invalid: applying the others
+// alone would remove the links of the row left out.
+func TestSkipInvalidLeavesOutEveryRowOfACode(t *testing.T) {
+	links := []wbstest.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "P1", EntityType: "plant"}}
+	for _, content := range []string{
+		"wbsElementCode,description,businessOrganizations\nM-1,multi,company=1000\nM-1,multi ,plant=P1\nN-1,new,company=1000\n",
+		"wbsElementCode,description,businessOrganizations\nM-1,multi,company=1000\nN-1,new,company=1000\nM-1,multi,plant=\n",
+		"businessOrganizations;wbsElementCode;isActive\r\ncompany=1000;M-1;true\r\nplant=P1;M-1;maybe\r\ncompany=1000;N-1;\r\n",
+	} {
+		srv := wbstest.NewServer()
+		defer srv.Close()
+		srv.Put(wbstest.Element{Code: "M-1", Description: str("multi"), IsActive: true, BusinessOrganizations: links})
+		file := writeFile(t, t.TempDir(), "f.csv", content)
+		code, _, errOut := run(t, srv, "", "apply", "-f", file, "--skip-invalid", "--rate", "0")
+		m, _ := srv.Element("M-1")
+		if code != cmdutil.ExitPartial || len(m.BusinessOrganizations) != 2 || *m.Description != "multi" {
+			t.Fatalf("%q: exit %d, M-1 %+v: %s", content, code, m, errOut)
+		}
+		if _, ok := srv.Element("N-1"); !ok {
+			t.Fatalf("%q: N-1, valid, was not created: %s", content, errOut)
+		}
 	}
 }
