@@ -2,18 +2,18 @@ package apply_test
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -21,19 +21,17 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
+	"github.com/wbsctl/wbsctl/internal/cmd/root"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
-	"github.com/xuri/excelize/v2"
-	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/unicode"
-	"gopkg.in/yaml.v3"
 	"pgregory.net/rapid"
 )
 
@@ -87,12 +85,13 @@ func setRapidFlag(t *testing.T, name, env, def string) {
 }
 
 // The universe of codes and links the files and outside changes draw on:
-// a code with a slash and one with a space among them.
+// a code with a slash, one with a space, and two that differ from others
+// only in case or a trailing space among them.
 var (
-	modelCodes = []string{"E-1", "E-2", "E-3", "E-4", "E/5", "E 6"}
+	modelCodes = []string{"E-1", "E-2", "E-3", "E-4", "E/5", "E 6", "e-1", "E-2 "}
 	modelOrgs  = []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "2000", EntityType: "company"},
 		{Code: "B1", EntityType: "branch"}, {Code: "B=2;x", EntityType: "branch"}}
-	modelDescs = []string{"Site works", "a, b", `say "hi"`, "Ümlaut & Co", "", "line\nbreak (invalid)"}
+	modelDescs = []string{"Site works", "a, b", `say "hi"`, "Ümlaut & Co; a", "", "line\nbreak (invalid)"}
 )
 
 // element is the model of one element: its description (nil: none), its
@@ -138,13 +137,21 @@ func (p platform) clone() platform {
 
 // record is one record of a generated file.
 type record struct {
-	code          string
-	desc          *string // nil: not stated
-	active        *bool   // nil: not stated
-	orgs          []sdk.BusinessOrganization
-	orgsSet       bool
-	invalid       bool
-	invalidActive bool // CSV only: an isActive cell that is no boolean
+	code    string
+	desc    *string // nil: not stated
+	active  *bool   // nil: not stated
+	orgs    []sdk.BusinessOrganization
+	orgsSet bool
+	// invalid is a record the readers refuse; unread one whose code no
+	// reading can tell (codeUnknown) or that no reader makes a record of.
+	invalid     bool
+	codeUnknown bool
+	// broken is how an invalid record is written wrong, beyond its
+	// values: "" none, "unknown member", "code not a string", "cells"
+	// (a row of another number of cells), "not a boolean" (a CSV
+	// isActive cell), "repeated" (a second record of a code, which
+	// differs from the first).
+	broken string
 }
 
 // applyTo is the element a record makes of before (nil: none).
@@ -175,32 +182,67 @@ func (r record) applyTo(before *element) element {
 type file struct {
 	path   string
 	format string
-	// kind is how a table (format csv) is written: "" comma-separated
-	// UTF-8, or as ERP users have it: "xlsx", "windows-1252" (';',
-	// read with --encoding), "utf-16" (Excel's Unicode text: TAB, a BOM).
-	kind    string
+	// shape is how the file is written (see writeFile).
+	shape   string
 	records []record
+	// args are the flags apply needs to read it.
+	args []string
 }
 
-// readArgs are the flags apply needs to read f.
-func (f *file) readArgs() []string {
-	if f.kind == "windows-1252" {
-		return []string{"--encoding", "windows-1252"}
+// leftOut are the codes a run leaves out: those of an invalid record
+// whose code can be read. Every record of such a code is left out.
+func (f *file) leftOut() map[string]bool {
+	out := map[string]bool{}
+	for _, r := range f.records {
+		if r.invalid && !r.codeUnknown {
+			out[r.code] = true
+		}
 	}
-	return nil
+	return out
 }
 
+// valid are the records a run applies.
 func (f *file) valid() []record {
+	left := f.leftOut()
 	var out []record
 	for _, r := range f.records {
-		if !r.invalid {
+		if !r.invalid && !left[r.code] {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-func (f *file) invalidCount() int { return len(f.records) - len(f.valid()) }
+func (f *file) invalidCount() int {
+	n := 0
+	for _, r := range f.records {
+		if r.invalid {
+			n++
+		}
+	}
+	return n
+}
+
+// codeUnknown reports whether a record's code cannot be read.
+func (f *file) codeUnknown() bool {
+	for _, r := range f.records {
+		if r.codeUnknown {
+			return true
+		}
+	}
+	return false
+}
+
+// named are the codes the file names, valid or not.
+func (f *file) named() map[string]bool {
+	out := map[string]bool{}
+	for _, r := range f.records {
+		if !r.codeUnknown {
+			out[r.code] = true
+		}
+	}
+	return out
+}
 
 // expect is what the platform holds once f is applied to p: every valid
 // record applied, and with prune every element no record names, valid
@@ -209,12 +251,8 @@ func (f *file) invalidCount() int { return len(f.records) - len(f.valid()) }
 // element as the state recorded it, so they are not read.
 func (f *file) expect(p platform, prune bool, keepLinks map[string]bool) platform {
 	out := p.clone()
-	named := map[string]bool{}
-	for _, r := range f.records {
-		named[r.code] = true
-		if r.invalid {
-			continue
-		}
+	named := f.named()
+	for _, r := range f.valid() {
 		var before *element
 		if e, ok := p[r.code]; ok {
 			before = &e
@@ -246,17 +284,23 @@ type savedPlan struct {
 }
 
 type model struct {
-	t        *testing.T
-	srv      *wbstest.Server
-	other    *sdk.Client
-	mode     wbstest.OrgUpdateMode
-	want     platform
-	dir      string
+	t     *testing.T
+	srv   *wbstest.Server
+	other *sdk.Client
+	mode  wbstest.OrgUpdateMode
+	want  platform
+	dir   string
+	// shared is a folder of mode 1777, as /tmp is: apply writes files
+	// there and must leave its mode alone.
+	shared   string
 	state    string
 	file     *file
 	plan     *savedPlan
 	tr       *http.Transport
 	nextFile int
+	// tainted are the codes changed outside: a state entry of them may
+	// no longer hold, by design (see PlanOptions.Known).
+	tainted map[string]bool
 	// ts serves srv, counting the requests it is handling and the
 	// connections it has open: a request a cut run gave up on may still
 	// be carried out after the run ended, as on a real platform, and the
@@ -265,22 +309,42 @@ type model struct {
 	mu       sync.Mutex
 	handling int
 	open     int
+	// intercept, when set, sees each request first, and serves it
+	// itself, or drops it, by returning false.
+	intercept func(w http.ResponseWriter, r *http.Request) bool
+	// refused counts the creates the platform refused (400, or 409 as
+	// another platform answers), by run and code. An in-process run
+	// marks its requests with its number (runHeader); a process's have
+	// none.
+	refused map[runCode]int
+	runs    int
+	lastRun string // the number of the last in-process run
+	log     []string
+	// late is a request of a killed run held to commit after the next
+	// run read the list; release lets it.
+	late     sync.WaitGroup
+	release  chan struct{}
+	lateCode string // the code the held request creates, if it is a create
 }
 
 func newModel(t *testing.T, rt *rapid.T) *model {
 	mode := rapid.SampledFrom([]wbstest.OrgUpdateMode{wbstest.OrgMerge, wbstest.OrgReplace}).Draw(rt, "org update mode")
 	srv := wbstest.New(wbstest.WithOrgUpdateMode(mode), wbstest.WithSeed(rapid.Int64().Draw(rt, "server seed")))
-	m := &model{t: t, srv: srv, mode: mode, want: platform{}}
+	m := &model{t: t, srv: srv, mode: mode, want: platform{}, tainted: map[string]bool{}, refused: map[runCode]int{}}
 	m.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		m.handling++
+		intercept := m.intercept
 		m.mu.Unlock()
 		defer func() {
 			m.mu.Lock()
 			m.handling--
 			m.mu.Unlock()
 		}()
-		srv.ServeHTTP(w, r)
+		if intercept != nil && !intercept(w, r) {
+			return
+		}
+		m.serve(w, r)
 	}))
 	m.ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 		m.mu.Lock()
@@ -300,8 +364,43 @@ func newModel(t *testing.T, rt *rapid.T) *model {
 		rt.Fatal(err)
 	}
 	m.dir = t.TempDir()
-	m.other, m.state, m.tr = other, filepath.Join(m.dir, "apply.state"), tr
+	m.shared = filepath.Join(m.dir, "shared")
+	if err := os.Mkdir(m.shared, 0o755); err != nil {
+		rt.Fatal(err)
+	}
+	if err := os.Chmod(m.shared, 0o777|os.ModeSticky); err != nil {
+		rt.Fatal(err)
+	}
+	stateDir := rapid.SampledFrom([]string{m.dir, m.shared}).Draw(rt, "state folder")
+	m.other, m.state, m.tr = other, filepath.Join(stateDir, "apply.state"), tr
 	return m
+}
+
+// serve has the platform answer r, noting the creates it refused.
+func (m *model) serve(w http.ResponseWriter, r *http.Request) {
+	code := ""
+	if r.Body != nil {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		code = createdCode(r.Method, r.URL.Path, body)
+	}
+	rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	m.srv.ServeHTTP(rec, r)
+	if code != "" && (rec.status == http.StatusBadRequest || rec.status == http.StatusConflict) {
+		m.mu.Lock()
+		m.refused[runCode{r.Header.Get(runHeader), code}]++
+		m.mu.Unlock()
+	}
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
 }
 
 // settle waits until the server handles no request and has read every
@@ -309,9 +408,10 @@ func newModel(t *testing.T, rt *rapid.T) *model {
 // request given up on joins them late, so again until the end), and the
 // server, which reads what each holds before it sees the end, closes them
 // all. Waiting for no request alone missed one still on its way to the
-// handler.
-func (m *model) settle() {
-	deadline := time.Now().Add(10 * time.Second)
+// handler. A run that leaves requests running for the model's time bound
+// fails the test.
+func (m *model) settle(rt *rapid.T) {
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		m.tr.CloseIdleConnections()
 		m.mu.Lock()
@@ -321,14 +421,18 @@ func (m *model) settle() {
 		case handling == 0 && open == 0:
 			return
 		case time.Now().After(deadline):
-			m.t.Logf("settle: after 10 s the server still handles %d requests on %d connections", handling, open)
-			return
+			rt.Fatalf("after 30 s the server still handles %d requests on %d connections", handling, open)
 		}
 		time.Sleep(time.Millisecond)
 	}
 }
 
 func (m *model) close() {
+	if m.release != nil {
+		close(m.release)
+		m.release = nil
+	}
+	m.late.Wait()
 	m.tr.CloseIdleConnections()
 	m.ts.Close()
 }
@@ -373,193 +477,65 @@ func diff(want, got platform) string {
 
 func (m *model) checkPlatform(rt *rapid.T) {
 	if d := diff(m.want, m.held()); d != "" {
-		rt.Fatalf("the platform is not as the model says:\n%s", d)
+		rt.Fatalf("the platform is not as the model says:\n%s\nafter: %s", d, strings.Join(m.log, "\n"))
+	}
+	m.checkFolder(rt)
+}
+
+// checkFolder fails when the shared folder lost its mode, or a file
+// apply wrote there can be read by others.
+func (m *model) checkFolder(rt *rapid.T) {
+	fi, err := os.Stat(m.shared)
+	if err != nil || fi.Mode() != os.ModeDir|os.ModeSticky|0o777 {
+		rt.Fatalf("the shared folder is %v (%v), want drwxrwxrwt", fi.Mode(), err)
+	}
+	entries, _ := os.ReadDir(m.shared)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != 0o600 {
+			rt.Fatalf("%s is %v, want -rw-------", e.Name(), fi.Mode())
+		}
 	}
 }
 
-// writeFile writes a random file.
-func (m *model) writeFile(rt *rapid.T) {
-	format := rapid.SampledFrom([]string{"csv", "json", "ndjson", "yaml"}).Draw(rt, "format")
-	codes := rapid.SliceOfNDistinct(rapid.SampledFrom(modelCodes), 1, len(modelCodes), rapid.ID[string]).Draw(rt, "codes")
-	// CSV states a field for every record or none; the other formats
-	// record by record.
-	descCol, activeCol, orgsCol := rapid.Bool().Draw(rt, "description column"), rapid.Bool().Draw(rt, "isActive column"), rapid.Bool().Draw(rt, "links column")
-	f := &file{format: format}
-	if format == "csv" {
-		f.kind = rapid.SampledFrom([]string{"", "xlsx", "windows-1252", "utf-16"}).Draw(rt, "kind")
+// taint notes codes whose elements a state file may no longer know.
+func taint[V any](m *model, codes map[string]V) {
+	for code := range codes {
+		m.tainted[code] = true
 	}
-	for _, code := range codes {
-		r := record{code: code}
-		stated := func(col bool, name string) bool {
-			if format == "csv" {
-				return col
-			}
-			return rapid.Bool().Draw(rt, name)
-		}
-		if stated(descCol, "states description") {
-			d := rapid.SampledFrom(modelDescs).Draw(rt, "description")
-			// The platform's limits allow no control character.
-			r.desc, r.invalid = &d, strings.ContainsRune(d, '\n')
-		}
-		if format == "csv" && activeCol || format != "csv" && rapid.Bool().Draw(rt, "states isActive") {
-			// An empty CSV cell leaves the flag alone.
-			if format != "csv" || rapid.Bool().Draw(rt, "isActive cell filled") {
-				a := rapid.Bool().Draw(rt, "isActive")
-				r.active = &a
-			}
-		}
-		if stated(orgsCol, "states links") {
-			r.orgsSet = true
-			r.orgs = rapid.SliceOfDistinct(rapid.SampledFrom(modelOrgs), func(o sdk.BusinessOrganization) string { return notation.FormatOne(o) }).Draw(rt, "links")
-		}
-		if !r.invalid && rapid.IntRange(0, 5).Draw(rt, "invalid") == 0 {
-			switch {
-			case r.desc != nil:
-				long := strings.Repeat("d", 101)
-				r.desc, r.invalid = &long, true
-			case format == "csv" && activeCol:
-				r.active, r.invalid, r.invalidActive = nil, true, true
-			}
-		}
-		f.records = append(f.records, r)
-	}
-	m.nextFile++
-	ext := map[string]string{"xlsx": "xlsx", "utf-16": "txt"}[f.kind]
-	f.path = filepath.Join(m.dir, fmt.Sprintf("file-%d.%s", m.nextFile, cmp.Or(ext, format)))
-	if err := os.WriteFile(f.path, encodeFile(rt, f, descCol, activeCol, orgsCol), 0o600); err != nil {
-		rt.Fatal(err)
-	}
-	m.file = f
 }
 
-func encodeFile(rt *rapid.T, f *file, descCol, activeCol, orgsCol bool) []byte {
-	var b bytes.Buffer
-	if f.format == "csv" {
-		var rows [][]string
-		w := &rowWriter{rows: &rows}
-		header := []string{"wbsElementCode"}
-		for _, c := range []struct {
-			on   bool
-			name string
-		}{{descCol, "description"}, {activeCol, "isActive"}, {orgsCol, "businessOrganizations"}} {
-			if c.on {
-				header = append(header, c.name)
-			}
-		}
-		w.Write(header)
-		for _, r := range f.records {
-			row := []string{r.code}
-			if descCol {
-				row = append(row, *r.desc)
-			}
-			if activeCol {
-				switch {
-				case r.invalidActive:
-					row = append(row, "maybe")
-				case r.active == nil:
-					row = append(row, "")
-				default:
-					row = append(row, strconv.FormatBool(*r.active))
-				}
-			}
-			if orgsCol {
-				row = append(row, notation.Format(r.orgs))
-			}
-			w.Write(row)
-		}
-		return encodeTable(rt, f.kind, rows)
-	}
-	var docs []map[string]any
-	for _, r := range f.records {
-		d := map[string]any{"wbsElementCode": r.code}
-		if r.desc != nil {
-			d["description"] = *r.desc
-		}
-		if r.active != nil {
-			d["isActive"] = *r.active
-		}
-		if r.orgsSet {
-			orgs := []map[string]string{}
-			for _, o := range r.orgs {
-				orgs = append(orgs, map[string]string{"code": o.Code, "entityType": o.EntityType})
-			}
-			d["businessOrganizations"] = orgs
-		}
-		docs = append(docs, d)
-	}
-	switch f.format {
-	case "json":
-		out, _ := json.MarshalIndent(docs, "", "  ")
-		return out
-	case "ndjson":
-		for _, d := range docs {
-			line, _ := json.Marshal(d)
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-		return b.Bytes()
-	}
-	out, err := yaml.Marshal(docs)
+// checkState fails when an entry of the state file no longer holds: the
+// platform holds the element with the description and active flag the
+// entry recorded, but other links. apply would trust the entry's links
+// and never read them. Elements changed outside are left aside: the
+// state cannot know of those (a documented limit of --state).
+func (m *model) checkState(rt *rapid.T) {
+	b, err := os.ReadFile(m.state)
 	if err != nil {
-		rt.Fatal(err)
+		return
 	}
-	return out
-}
-
-// rowWriter collects the rows of a table.
-type rowWriter struct{ rows *[][]string }
-
-func (w *rowWriter) Write(row []string) { *w.rows = append(*w.rows, row) }
-
-// encodeTable writes rows as a file of kind (see file.kind).
-func encodeTable(rt *rapid.T, kind string, rows [][]string) []byte {
-	if kind == "xlsx" {
-		wb := excelize.NewFile()
-		defer wb.Close()
-		for i, row := range rows {
-			for j, cell := range row {
-				name, _ := excelize.CoordinatesToCellName(j+1, i+1)
-				var err error
-				switch {
-				case cell == "":
-					continue // an empty cell, as a spreadsheet leaves it
-				case i > 0 && (cell == "true" || cell == "false") && rows[0][j] == "isActive":
-					err = wb.SetCellBool("Sheet1", name, cell == "true")
-				default:
-					err = wb.SetCellStr("Sheet1", name, cell)
-				}
-				if err != nil {
-					rt.Fatal(err)
-				}
-			}
+	var st struct {
+		Elements map[string]struct {
+			Description           *string                    `json:"description"`
+			IsActive              bool                       `json:"isActive"`
+			BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		rt.Fatalf("the state file: %v", err)
+	}
+	held := m.held()
+	for code, e := range st.Elements {
+		h, ok := held[code]
+		if m.tainted[code] || !ok || e.BusinessOrganizations == nil || e.IsActive != h.active ||
+			(e.Description == nil) != (h.desc == nil) || e.Description != nil && *e.Description != *h.desc {
+			continue
 		}
-		var b bytes.Buffer
-		if err := wb.Write(&b); err != nil {
-			rt.Fatal(err)
+		recorded := record{orgsSet: true, orgs: e.BusinessOrganizations}.applyTo(nil)
+		if fmt.Sprint(element{links: recorded.links}) != fmt.Sprint(element{links: h.links}) {
+			rt.Fatalf("the state file says %q holds %v; the platform holds %v", code, recorded, h)
 		}
-		return b.Bytes()
 	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Comma = map[string]rune{"windows-1252": ';', "utf-16": '\t'}[kind]
-	if w.Comma == 0 {
-		w.Comma = ','
-	}
-	w.WriteAll(rows)
-	var enc encoding.Encoding
-	switch kind {
-	case "windows-1252":
-		enc = charmap.Windows1252
-	case "utf-16":
-		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
-	default:
-		return b.Bytes()
-	}
-	out, err := enc.NewEncoder().Bytes(b.Bytes())
-	if err != nil {
-		rt.Fatal(err)
-	}
-	return out
 }
 
 // outsideChange changes the platform through a second client, as another
@@ -567,6 +543,7 @@ func encodeTable(rt *rapid.T, kind string, rows [][]string) []byte {
 func (m *model) outsideChange(rt *rapid.T) {
 	ctx := context.Background()
 	code := rapid.SampledFrom(modelCodes).Draw(rt, "outside code")
+	m.tainted[code] = true
 	cur, exists := m.want[code]
 	if !exists {
 		d := rapid.SampledFrom(modelDescs[:4]).Draw(rt, "outside description")
@@ -624,16 +601,25 @@ func (m *model) outsideChange(rt *rapid.T) {
 // flags are the random flags of one apply.
 type flags struct {
 	state, refresh, prune, skipInvalid, dryRun, detailed bool
-	concurrency                                          int
+	concurrency, pageSize                                int
+	// statePath and report are the files of --state and --report ("":
+	// none for --report).
+	statePath, report string
 }
 
-func (f flags) args(file string, state string) []string {
+func (f flags) args(file string) []string {
 	args := []string{"apply", "-f", file, "--rate", "0", "--concurrency", strconv.Itoa(f.concurrency)}
+	if f.pageSize > 0 {
+		args = append(args, "--page-size", strconv.Itoa(f.pageSize))
+	}
 	if f.state {
-		args = append(args, "--state", state)
+		args = append(args, "--state", f.statePath)
 	}
 	if f.state && f.refresh {
 		args = append(args, "--refresh")
+	}
+	if f.report != "" {
+		args = append(args, "--report", f.report)
 	}
 	if f.prune {
 		args = append(args, "--prune", "--yes")
@@ -650,13 +636,47 @@ func (f flags) args(file string, state string) []string {
 	return args
 }
 
-func drawFlags(rt *rapid.T) flags {
-	return flags{
+func (m *model) drawFlags(rt *rapid.T) flags {
+	fl := flags{
 		state: rapid.Bool().Draw(rt, "--state"), refresh: rapid.IntRange(0, 3).Draw(rt, "--refresh") == 0,
 		prune: rapid.Bool().Draw(rt, "--prune"), skipInvalid: rapid.Bool().Draw(rt, "--skip-invalid"),
 		dryRun: rapid.IntRange(0, 3).Draw(rt, "--dry-run") == 0, detailed: rapid.Bool().Draw(rt, "--detailed-exitcode"),
 		concurrency: rapid.IntRange(1, 4).Draw(rt, "--concurrency"),
+		// Pages smaller than the list, so that its reads cross them.
+		pageSize:  rapid.SampledFrom([]int{0, 1, 2, 3}).Draw(rt, "--page-size"),
+		statePath: m.state,
 	}
+	fl.report = rapid.SampledFrom([]string{"", filepath.Join(m.dir, "report.ndjson"), filepath.Join(m.shared, "report.ndjson")}).Draw(rt, "--report")
+	return fl
+}
+
+// clash draws a file to write that is a file read or another file to
+// write, by its name or through a link: apply refuses it before it reads
+// or sends anything. It returns "" for none.
+func (m *model) clash(rt *rapid.T, fl *flags, input string) string {
+	how := rapid.SampledFrom([]string{"", "", "", "", "", "", "", "--state is -f", "--report is -f",
+		"--report is --state", "--state is a link to -f", "--report is a link to -f"}).Draw(rt, "clash")
+	link := func() string {
+		m.nextFile++
+		l := filepath.Join(m.dir, fmt.Sprintf("link-%d", m.nextFile))
+		if err := os.Symlink(input, l); err != nil {
+			rt.Fatal(err)
+		}
+		return l
+	}
+	switch how {
+	case "--state is -f":
+		fl.state, fl.statePath = true, input
+	case "--report is -f":
+		fl.report = input
+	case "--report is --state":
+		fl.state, fl.report = true, fl.statePath
+	case "--state is a link to -f":
+		fl.state, fl.statePath = true, link()
+	case "--report is a link to -f":
+		fl.report = link()
+	}
+	return how
 }
 
 // outcome is what a run of f with fl must do to the model's platform:
@@ -667,6 +687,9 @@ func (m *model) outcome(f *file, fl flags, keepLinks map[string]bool) (int, plat
 		return cmdutil.ExitValidation, m.want
 	case fl.prune && len(f.valid()) == 0:
 		return cmdutil.ExitUsage, m.want
+	case fl.prune && f.codeUnknown():
+		// A record whose code cannot be read may name any element.
+		return cmdutil.ExitValidation, m.want
 	}
 	after := f.expect(m.want, fl.prune, keepLinks)
 	if fl.dryRun {
@@ -681,94 +704,210 @@ func (m *model) outcome(f *file, fl flags, keepLinks map[string]bool) (int, plat
 	return 0, after
 }
 
+// leastRequests is a lower bound of the requests a run that changes
+// before into after makes: a token, the pages of the list, a write for
+// each element that changes.
+func leastRequests(before, after platform, pageSize int) int {
+	if pageSize == 0 {
+		pageSize = sdk.DefaultAllPageSize
+	}
+	n := 1 + max(1, (len(before)+pageSize-1)/pageSize)
+	for code, a := range after {
+		if b, ok := before[code]; !ok || b.String() != a.String() {
+			n++
+		}
+	}
+	for code := range before {
+		if _, ok := after[code]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
 // faultSets are the faults a run may meet: lost answers after commit,
-// 503s, resets, latency.
+// 500s and 503s, resets, latency, 429s, and tokens that the platform
+// stops taking.
 var faultSets = map[string][]wbstest.FaultRule{
 	"lost create answers":   {{Operation: wbstest.OpCreate, Kind: wbstest.FaultDropAfterCommit, Probability: 0.4}},
 	"lost update answers":   {{Operation: wbstest.OpUpdate, Kind: wbstest.FaultDropAfterCommit, Probability: 0.4}},
+	"500s":                  {{Kind: wbstest.FaultStatus, Status: http.StatusInternalServerError, Probability: 0.2}},
 	"503s":                  {{Kind: wbstest.FaultStatus, Status: http.StatusServiceUnavailable, Probability: 0.2}},
 	"503s with Retry-After": {{Kind: wbstest.FaultStatus, Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Probability: 0.2}},
+	"429s":                  {{Kind: wbstest.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: time.Second, Probability: 0.2}},
 	"resets":                {{Kind: wbstest.FaultReset, Probability: 0.15}},
+	"writes fail":           {{Operation: wbstest.OpUpdate, Kind: wbstest.FaultStatus, Status: http.StatusInternalServerError, Probability: 0.5}, {Operation: wbstest.OpCreate, Kind: wbstest.FaultReset, Probability: 0.5}},
 	"latency":               {{Kind: wbstest.FaultLatency, Latency: 2 * time.Millisecond, Probability: 0.5}},
 }
 
-// cut ends a run at its at-th request: cancelled (the second signal), or
-// killed (that request reaches the platform and commits, and nothing
-// after it is sent or answered). With hold, the killed request commits
-// only once release closes: late, after the next run read the list.
+// cut ends an in-process run at its at-th request by cancelling it (the
+// second signal).
 type cut struct {
-	base    http.RoundTripper
-	at      int64
-	kill    bool
-	cancel  context.CancelFunc
-	n       atomic.Int64
-	late    sync.WaitGroup
-	release chan struct{}
+	base   http.RoundTripper
+	at     int64
+	cancel context.CancelFunc
+	n      atomic.Int64
 }
 
-var errKilled = errors.New("the process was killed")
-
 func (c *cut) RoundTrip(r *http.Request) (*http.Response, error) {
-	k := c.n.Add(1)
-	switch {
-	case k < c.at:
-		return c.base.RoundTrip(r)
-	case k == c.at && c.kill:
-		late := r.Clone(context.Background())
-		if r.Body != nil {
-			body, _ := io.ReadAll(r.Body)
-			late.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		c.late.Go(func() {
-			if c.release != nil {
-				<-c.release
-			}
-			if resp, err := c.base.RoundTrip(late); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		})
-		c.cancel()
-		return nil, errKilled
-	case k == c.at:
+	if c.n.Add(1) == c.at {
 		c.cancel()
 		return nil, context.Canceled
-	case c.kill:
-		return nil, errKilled
 	}
 	return c.base.RoundTrip(r)
 }
 
-// afterList lets the held request of a cut commit once the run it
+// afterList lets the held request of a killed run commit once the run it
 // carries has read the first page of the element list.
 type afterList struct {
 	base http.RoundTripper
-	cut  *cut
+	m    *model
 	once sync.Once
 }
 
 func (a *afterList) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := a.base.RoundTrip(r)
 	if r.Method == http.MethodGet && r.URL.Path == "/v1/wbs-elements" {
-		a.once.Do(func() {
-			close(a.cut.release)
-			a.cut.late.Wait()
-		})
+		a.once.Do(a.m.commitLate)
 	}
 	return resp, err
 }
 
-// run runs wbsctl against the model's server; tr, when set, carries the
-// requests.
-func (m *model) run(ctx context.Context, tr http.RoundTripper, args ...string) cmdtest.Result {
+// commitLate lets the held request commit, and waits for it.
+func (m *model) commitLate() {
+	if m.release != nil {
+		close(m.release)
+		m.release = nil
+	}
+	m.late.Wait()
+}
+
+// createdCode is the code a request creates, or "".
+func createdCode(method, path string, body []byte) string {
+	if method != http.MethodPost || path != "/v1/wbs-elements" {
+		return ""
+	}
+	var req struct {
+		Code string `json:"wbsElementCode"`
+	}
+	json.Unmarshal(body, &req)
+	return req.Code
+}
+
+// run runs wbsctl in-process against the model's server; tr, when set,
+// carries the requests.
+func (m *model) run(rt *rapid.T, ctx context.Context, tr http.RoundTripper, args ...string) cmdtest.Result {
 	if tr == nil {
 		tr = m.tr
 	}
-	res := cmdtest.Run{Ctx: ctx, ClientOptions: []sdk.Option{sdk.WithTransport(tr)}}.Do(m.t, m.srv, args...)
+	m.runs++
+	run := strconv.Itoa(m.runs)
+	res := cmdtest.Run{Ctx: ctx, ClientOptions: []sdk.Option{sdk.WithTransport(marked{tr, run})}}.Do(m.t, m.srv, args...)
+	m.lastRun = run
 	// What the run sent and gave up on is carried out before the next
 	// step looks.
-	m.settle()
+	m.settle(rt)
 	return res
+}
+
+// kill is how a process of wbsctl is ended at a request (see runKilled).
+type kill struct {
+	at  int64
+	how string
+}
+
+// The ways a process is ended: SIGKILL before its request reaches the
+// platform, or after the platform committed it, or before, with the
+// request committing late, after the next run read the list; SIGTERM,
+// which lets the writes in flight finish and starts no other; SIGTERM
+// then SIGKILL at the next request.
+var kills = []string{"SIGKILL", "SIGKILL after commit", "SIGKILL, late commit", "SIGTERM", "SIGTERM then SIGKILL"}
+
+// runKilled runs wbsctl as a process of its own, signalled at its k.at-th
+// request, and returns its exit code (-1: killed) and stderr.
+func (m *model) runKilled(rt *rapid.T, k kill, args ...string) (int, string) {
+	m.lateCode = ""
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), runAsWbsctl+"=1", "WBSCTL_BASE_URL="+m.srv.URL, "WBSCTL_CLIENT_ID="+m.srv.ClientID,
+		"WBSCTL_CLIENT_SECRET="+m.srv.ClientSecret, "XDG_CONFIG_HOME="+m.t.TempDir(), "XDG_CACHE_HOME="+m.t.TempDir(), "NO_COLOR=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		rt.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var n atomic.Int64
+	killNow := func() {
+		cmd.Process.Kill()
+		<-exited
+	}
+	m.mu.Lock()
+	m.intercept = func(w http.ResponseWriter, r *http.Request) bool {
+		i := n.Add(1)
+		switch {
+		case i < k.at:
+			return true
+		case i == k.at:
+			switch k.how {
+			case "SIGKILL":
+				killNow()
+				return false
+			case "SIGKILL after commit":
+				m.serve(httptest.NewRecorder(), r)
+				killNow()
+				return false
+			case "SIGKILL, late commit":
+				killNow()
+				body, _ := io.ReadAll(r.Body)
+				late := r.Clone(context.Background())
+				late.Body = io.NopCloser(bytes.NewReader(body))
+				release := make(chan struct{})
+				m.release, m.lateCode = release, createdCode(r.Method, r.URL.Path, body)
+				m.late.Go(func() {
+					<-release
+					m.serve(httptest.NewRecorder(), late)
+				})
+				return false
+			default:
+				cmd.Process.Signal(syscall.SIGTERM)
+				return true
+			}
+		case k.how == "SIGTERM then SIGKILL":
+			killNow()
+			return false
+		}
+		return true
+	}
+	m.mu.Unlock()
+	var done sync.WaitGroup
+	done.Go(func() {
+		cmd.Wait()
+		close(exited)
+	})
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		done.Wait()
+		rt.Fatalf("%v made no progress for 60 s:\n%s", args, stderr.String())
+	}
+	done.Wait()
+	m.mu.Lock()
+	m.intercept = nil
+	m.mu.Unlock()
+	m.settle(rt)
+	return cmd.ProcessState.ExitCode(), stderr.String()
+}
+
+// runAsWbsctl, in the environment, makes the test binary run wbsctl: a
+// process the model can kill.
+const runAsWbsctl = "WBSCTL_MODEL_RUN_AS_WBSCTL"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsWbsctl) == "1" {
+		os.Exit(root.Run(context.Background(), cmdutil.New(iostreams.System()), os.Args[1:]))
+	}
+	os.Exit(m.Run())
 }
 
 // writes counts the writes the server answered since its last reset.
@@ -777,17 +916,40 @@ func serverWrites(srv *wbstest.Server) int {
 	return st[wbstest.OpCreate] + st[wbstest.OpUpdate] + st[wbstest.OpDelete] + st[wbstest.OpDeleteLinks]
 }
 
-// checkNoDuplicateCreate fails when a create was refused: while only
-// this tool writes, it never creates what exists.
-func (m *model) checkNoDuplicateCreate(rt *rapid.T) {
-	j := m.srv.Journal()
-	for _, e := range j {
-		if e.Operation == wbstest.OpCreate && e.Status == http.StatusBadRequest {
-			var seen []string
-			for _, o := range j {
-				seen = append(seen, fmt.Sprintf("%s %s %s %d fault=%q", o.Operation, o.Method, o.Path, o.Status, o.Fault))
-			}
-			rt.Fatalf("a create was refused, %s: apply created what existed; the run's requests:\n%s", e.Path, strings.Join(seen, "\n"))
+// runCode is a code a run created.
+type runCode struct{ run, code string }
+
+// runHeader carries the number of the in-process run that sent a request.
+const runHeader = "X-Model-Run"
+
+// marked marks the requests of a run with its number.
+type marked struct {
+	base http.RoundTripper
+	run  string
+}
+
+func (t marked) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(runHeader, t.run)
+	return t.base.RoundTrip(r)
+}
+
+// checkNoDuplicateCreate fails when a create of the run (its number, or
+// "" for a process) was refused, with 400 or 409: while only this tool
+// writes, it never creates what exists. A create of lateCode, committed
+// late by a killed run after this run read the list, is the one that may
+// be, once. A request of a run cut short that arrives after the run
+// ended is left aside: it raced the next run, as on a real platform.
+func (m *model) checkNoDuplicateCreate(rt *rapid.T, run, lateCode string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for rc, n := range m.refused {
+		if rc.run != run {
+			continue
+		}
+		delete(m.refused, rc)
+		if rc.code != lateCode || n > 1 {
+			rt.Fatalf("the create of %q was refused %d times: apply created what existed", rc.code, n)
 		}
 	}
 }
@@ -796,10 +958,10 @@ func (m *model) checkNoDuplicateCreate(rt *rapid.T) {
 // gone although it was there before the run.
 func (m *model) checkNamedKept(rt *rapid.T, f *file, before platform) {
 	held := m.held()
-	for _, r := range f.records {
-		if _, was := before[r.code]; was {
-			if _, is := held[r.code]; !is {
-				rt.Fatalf("%q, named on the file (invalid: %v), was deleted", r.code, r.invalid)
+	for code := range f.named() {
+		if _, was := before[code]; was {
+			if _, is := held[code]; !is {
+				rt.Fatalf("%q, named on the file (left out: %v), was deleted", code, f.leftOut()[code])
 			}
 		}
 	}
@@ -813,10 +975,7 @@ func (m *model) checkOthersKept(rt *rapid.T, f *file, before platform, prune boo
 	for _, r := range f.valid() {
 		changing[r.code] = true
 	}
-	named := map[string]bool{}
-	for _, r := range f.records {
-		named[r.code] = true
-	}
+	named := f.named()
 	for code, was := range before {
 		if changing[code] || (prune && !named[code]) {
 			continue
@@ -827,32 +986,81 @@ func (m *model) checkOthersKept(rt *rapid.T, f *file, before platform, prune boo
 	}
 }
 
-// apply runs apply with random flags, perhaps under faults or cut short,
-// and then, if it was, again as it is, which must converge.
+// checkExit holds the exit code of a run that met trouble to what it
+// did: want (the code of a run without trouble) only when every change
+// was made; 6 when one was not; 1 only when nothing was changed; after
+// SIGTERM, 143, and after SIGKILL anything. Whatever the code, no element
+// was pruned unless every other change was made.
+func (m *model) checkExit(rt *rapid.T, what string, code, want int, errOut string, before, after platform, signalled bool) {
+	held := m.held()
+	made, pruned, pruneDone := true, false, true
+	for c, a := range after {
+		if h, ok := held[c]; !ok || h.String() != a.String() {
+			made = false
+		}
+	}
+	for c := range before {
+		if _, kept := after[c]; kept {
+			continue
+		}
+		if _, is := held[c]; is {
+			pruneDone = false
+		} else {
+			pruned = true
+		}
+	}
+	switch {
+	case pruned && !made:
+		rt.Fatalf("%s: exit %d; an element was pruned although another change was not made:\n%s\n%s", what, code, diff(after, held), errOut)
+	case signalled && (code == 128+int(syscall.SIGTERM) || code == -1):
+	case code == cmdutil.ExitPartial:
+	case code == cmdutil.ExitError && diff(before, held) == "":
+	case code == want && made && pruneDone:
+	default:
+		rt.Fatalf("%s: exit %d (%d only when every change is made), and the platform differs from the plan's end:\n%s\n%s", what, code, want, diff(after, held), errOut)
+	}
+}
+
+// apply runs apply with random flags, perhaps under faults, cut short or
+// killed, and then, if it was, again as it is, which must converge.
 func (m *model) apply(rt *rapid.T) {
 	if m.file == nil {
 		m.writeFile(rt)
 	}
 	f := m.file
-	fl := drawFlags(rt)
-	args := append(fl.args(f.path, m.state), f.readArgs()...)
+	fl := m.drawFlags(rt)
+	clash := m.clash(rt, &fl, f.path)
+	args := append(fl.args(f.path), f.args...)
+	if clash != "" {
+		m.runClash(rt, clash, args, f.path, fl.statePath)
+		return
+	}
+	if !fl.state {
+		// The state file knows nothing of this run's changes: to it,
+		// they are outside changes.
+		taint(m, f.named())
+		if fl.prune {
+			taint(m, m.want)
+		}
+	}
 	var keep map[string]bool
 	if fl.state && !fl.refresh {
-		keep = m.trusted(rt, f)
+		keep = m.trusted(rt, f, fl.statePath)
 	}
 	wantCode, wantAfter := m.outcome(f, fl, keep)
 	_, readAll := m.outcome(f, fl, nil)
 	before := m.want
 
-	trouble := rapid.SampledFrom([]string{"none", "faults", "cancel", "kill", "kill, late commit"}).Draw(rt, "trouble")
+	trouble := rapid.SampledFrom([]string{"none", "faults", "cancel", "kill"}).Draw(rt, "trouble")
 	if fl.dryRun || wantCode == cmdutil.ExitValidation || wantCode == cmdutil.ExitUsage {
 		trouble = "none"
 	}
 	m.srv.ResetStats()
-	var cutAt *cut
+	lateCode := ""
+	m.log = append(m.log, fmt.Sprintf("apply %v, trouble %s", args, trouble))
 	switch trouble {
 	case "none":
-		res := m.run(context.Background(), nil, args...)
+		res := m.run(rt, context.Background(), nil, args...)
 		if res.Code != wantCode {
 			rt.Fatalf("%v: exit %d, want %d\n%s", args, res.Code, wantCode, res.ErrOut)
 		}
@@ -860,61 +1068,49 @@ func (m *model) apply(rt *rapid.T) {
 			rt.Fatalf("%v: a dry run sent %d writes", args, serverWrites(m.srv))
 		}
 	case "faults":
-		names := make([]string, 0, len(faultSets))
-		for n := range faultSets {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(faultSets))
 		set := rapid.SampledFrom(names).Draw(rt, "faults")
 		m.srv.AddFaults(faultSets[set]...)
-		res := m.run(context.Background(), nil, args...)
+		res := m.run(rt, context.Background(), nil, args...)
 		m.srv.ClearFaults()
-		if !slices.Contains([]int{wantCode, cmdutil.ExitError, cmdutil.ExitPartial}, res.Code) {
-			rt.Fatalf("%v under %s: exit %d\n%s", args, set, res.Code, res.ErrOut)
-		}
-	default:
+		m.checkExit(rt, fmt.Sprintf("%v under %s", args, set), res.Code, wantCode, res.ErrOut, before, wantAfter, false)
+	case "cancel":
 		ctx, cancel := context.WithCancel(context.Background())
-		cutAt = &cut{base: m.tr, at: int64(rapid.IntRange(1, 20).Draw(rt, "cut at request")), kill: trouble != "cancel", cancel: cancel}
-		if trouble == "kill, late commit" {
-			cutAt.release = make(chan struct{})
-		}
-		m.run(ctx, cutAt, args...)
+		at := int64(rapid.IntRange(1, leastRequests(before, wantAfter, fl.pageSize)).Draw(rt, "cancel at request"))
+		m.run(rt, ctx, &cut{base: m.tr, at: at, cancel: cancel}, args...)
 		cancel()
-		if cutAt.release == nil {
-			cutAt.late.Wait()
+	case "kill":
+		k := kill{at: int64(rapid.IntRange(1, leastRequests(before, wantAfter, fl.pageSize)).Draw(rt, "kill at request")),
+			how: rapid.SampledFrom(kills).Draw(rt, "kill how")}
+		code, errOut := m.runKilled(rt, k, args...)
+		if strings.HasPrefix(k.how, "SIGTERM") {
+			m.checkExit(rt, fmt.Sprintf("%v after %s at request %d", args, k.how, k.at), code, wantCode, errOut, before, wantAfter, true)
 		}
+		lateCode = m.lateCode
 	}
-	if cutAt == nil || cutAt.release == nil {
-		m.checkNamedKept(rt, f, before)
-		m.checkOthersKept(rt, f, before, fl.prune)
-		m.checkNoDuplicateCreate(rt)
+	m.checkNamedKept(rt, f, before)
+	m.checkOthersKept(rt, f, before, fl.prune)
+	if trouble == "kill" {
+		m.checkNoDuplicateCreate(rt, "", "")
+	} else {
+		m.checkNoDuplicateCreate(rt, m.lastRun, "")
 	}
+	m.checkState(rt)
 	if trouble != "none" {
 		// The same command again finishes the job; a request of the
 		// killed run may commit after it read the list.
 		var tr http.RoundTripper
-		if cutAt != nil && cutAt.release != nil {
-			tr = &afterList{base: m.tr, cut: cutAt}
+		if m.release != nil {
+			tr = &afterList{base: m.tr, m: m}
 		}
 		m.srv.ResetStats()
-		res := m.run(context.Background(), tr, args...)
-		if cutAt != nil && cutAt.release != nil {
-			select {
-			case <-cutAt.release:
-			default:
-				close(cutAt.release) // the run read no list
-			}
-			cutAt.late.Wait()
-		}
+		res := m.run(rt, context.Background(), tr, args...)
+		m.commitLate() // the run read no list
 		if res.Code != wantCode {
 			rt.Fatalf("%v again after %s: exit %d, want %d\n%s", args, trouble, res.Code, wantCode, res.ErrOut)
 		}
-		if cutAt == nil {
-			// After a cut, a request the cut run had on the wire may
-			// commit after this run read the list, as after a real
-			// kill: its create is then refused, and settled.
-			m.checkNoDuplicateCreate(rt)
-		}
+		m.checkNoDuplicateCreate(rt, m.lastRun, lateCode)
+		m.checkState(rt)
 		// A cut run may have dropped a trusted entry from the state
 		// before changing its element, and the second run then read
 		// and repaired its links: either is right.
@@ -928,11 +1124,32 @@ func (m *model) apply(rt *rapid.T) {
 	m.want = wantAfter
 }
 
+// runClash runs apply with a file to write that is one it reads or
+// another it writes: refused with exit 2 before anything is read or
+// sent, the files left as they were.
+func (m *model) runClash(rt *rapid.T, clash string, args []string, files ...string) {
+	was := map[string]string{}
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		was[p] = string(b)
+	}
+	m.srv.ResetStats()
+	res := m.run(rt, context.Background(), nil, args...)
+	if res.Code != cmdutil.ExitUsage || len(m.srv.Journal()) != 0 {
+		rt.Fatalf("%s (%v): exit %d, %d requests, want %d and none\n%s", clash, args, res.Code, len(m.srv.Journal()), cmdutil.ExitUsage, res.ErrOut)
+	}
+	for p, b := range was {
+		if now, _ := os.ReadFile(p); string(now) != b {
+			rt.Fatalf("%s (%v): %s changed", clash, args, p)
+		}
+	}
+}
+
 // trusted returns the codes whose links apply takes from the state file
 // instead of reading them: the state holds the links the record states,
 // and the description and active flag the platform holds.
-func (m *model) trusted(rt *rapid.T, f *file) map[string]bool {
-	b, err := os.ReadFile(m.state)
+func (m *model) trusted(rt *rapid.T, f *file, state string) map[string]bool {
+	b, err := os.ReadFile(state)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -963,18 +1180,33 @@ func (m *model) trusted(rt *rapid.T, f *file) map[string]bool {
 	return out
 }
 
-// savePlan saves the plan of the file with --dry-run --out.
+// savePlan saves the plan of the file with --dry-run --out: in the
+// model's folder or the shared one, or, refused, over the file read.
 func (m *model) savePlan(rt *rapid.T) {
 	if m.file == nil {
 		m.writeFile(rt)
 	}
-	fl := drawFlags(rt)
-	fl.dryRun, fl.detailed, fl.state = true, false, false
-	path := filepath.Join(m.dir, "saved.plan")
-	args := append(append(fl.args(m.file.path, m.state), m.file.readArgs()...), "--out", path)
+	fl := m.drawFlags(rt)
+	fl.dryRun, fl.detailed, fl.state, fl.report = true, false, false, ""
+	path := rapid.SampledFrom([]string{filepath.Join(m.dir, "saved.plan"), filepath.Join(m.shared, "saved.plan"), "-f", "a link to -f"}).Draw(rt, "--out")
+	args := append(fl.args(m.file.path), m.file.args...)
+	switch path {
+	case "-f":
+		m.runClash(rt, "--out is -f", append(args, "--out", m.file.path), m.file.path)
+		return
+	case "a link to -f":
+		m.nextFile++
+		link := filepath.Join(m.dir, fmt.Sprintf("link-%d", m.nextFile))
+		if err := os.Symlink(m.file.path, link); err != nil {
+			rt.Fatal(err)
+		}
+		m.runClash(rt, "--out is a link to -f", append(args, "--out", link), m.file.path)
+		return
+	}
+	args = append(args, "--out", path)
 	wantCode, _ := m.outcome(m.file, fl, nil)
 	m.srv.ResetStats()
-	res := m.run(context.Background(), nil, args...)
+	res := m.run(rt, context.Background(), nil, args...)
 	if res.Code != wantCode || serverWrites(m.srv) != 0 {
 		rt.Fatalf("%v: exit %d (want %d), %d writes\n%s", args, res.Code, wantCode, serverWrites(m.srv), res.ErrOut)
 	}
@@ -984,11 +1216,70 @@ func (m *model) savePlan(rt *rapid.T) {
 	m.plan = &savedPlan{path: path, before: m.want.clone(), file: m.file, prune: fl.prune}
 }
 
-// runPlan runs the saved plan: refused with exit 8 and nothing sent when
-// an element it read moved since, else exactly its steps.
+// planEdits are the edits by hand that the integrity check of a saved
+// plan refuses.
+var planEdits = []string{"record against after", "repeated step", "delete without --prune"}
+
+// editPlan edits the saved plan at path in the way how, if the plan has
+// what the edit needs, and reports whether it did.
+func editPlan(rt *rapid.T, path, how string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	var plan map[string]any
+	if err := json.Unmarshal(b, &plan); err != nil {
+		rt.Fatal(err)
+	}
+	steps, _ := plan["steps"].([]any)
+	edited := false
+	switch how {
+	case "record against after":
+		for _, s := range steps {
+			if rec, ok := s.(map[string]any)["record"].(map[string]any); ok {
+				rec["description"], edited = "edited by hand", true
+				break
+			}
+		}
+	case "repeated step":
+		if len(steps) > 0 {
+			plan["steps"], edited = append(steps, steps[len(steps)-1]), true
+		}
+	case "delete without --prune":
+		for _, s := range steps {
+			if s.(map[string]any)["action"] == "delete" {
+				plan["prune"], edited = false, true
+			}
+		}
+	}
+	if !edited {
+		return false
+	}
+	if b, err = json.Marshal(plan); err != nil {
+		rt.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		rt.Fatal(err)
+	}
+	return true
+}
+
+// runPlan runs the saved plan: refused with exit 2 and nothing sent when
+// it was edited by hand, with exit 8 and nothing sent when an element it
+// read moved since, else exactly its steps.
 func (m *model) runPlan(rt *rapid.T) {
 	sp := m.plan
 	if sp == nil {
+		return
+	}
+	args := []string{"apply", "--plan", sp.path, "--rate", "0"}
+	if how := rapid.SampledFrom(append([]string{"", "", ""}, planEdits...)).Draw(rt, "plan edited"); how != "" && editPlan(rt, sp.path, how) {
+		m.plan = nil
+		m.srv.ResetStats()
+		res := m.run(rt, context.Background(), nil, args...)
+		if res.Code != cmdutil.ExitUsage || serverWrites(m.srv) != 0 {
+			rt.Fatalf("a plan edited by hand (%s): exit %d (want %d), %d writes\n%s", how, res.Code, cmdutil.ExitUsage, serverWrites(m.srv), res.ErrOut)
+		}
 		return
 	}
 	after := sp.file.expect(sp.before, sp.prune, nil)
@@ -1023,8 +1314,9 @@ func (m *model) runPlan(rt *rapid.T) {
 			moved = true
 		}
 	}
+	taint(m, steps)
 	m.srv.ResetStats()
-	res := m.run(context.Background(), nil, "apply", "--plan", sp.path, "--rate", "0")
+	res := m.run(rt, context.Background(), nil, args...)
 	if moved {
 		if res.Code != cmdutil.ExitPlanStale || serverWrites(m.srv) != 0 {
 			rt.Fatalf("a stale plan: exit %d (want %d), %d writes\n%s", res.Code, cmdutil.ExitPlanStale, serverWrites(m.srv), res.ErrOut)
@@ -1034,7 +1326,7 @@ func (m *model) runPlan(rt *rapid.T) {
 	if res.Code != 0 {
 		rt.Fatalf("apply --plan: exit %d\n%s", res.Code, res.ErrOut)
 	}
-	m.checkNoDuplicateCreate(rt)
+	m.checkNoDuplicateCreate(rt, m.lastRun, "")
 	// Exactly the steps: each record applied to the element as it is
 	// now, the deletes done, nothing else touched.
 	for code := range steps {
