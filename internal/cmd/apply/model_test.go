@@ -317,20 +317,20 @@ type model struct {
 	// marks its requests with its number (runHeader); a process's have
 	// none.
 	refused map[runCode]int
+	created map[runCode]bool
 	runs    int
 	lastRun string // the number of the last in-process run
 	log     []string
 	// late is a request of a killed run held to commit after the next
 	// run read the list; release lets it.
-	late     sync.WaitGroup
-	release  chan struct{}
-	lateCode string // the code the held request creates, if it is a create
+	late    sync.WaitGroup
+	release chan struct{}
 }
 
 func newModel(t *testing.T, rt *rapid.T) *model {
 	mode := rapid.SampledFrom([]wbstest.OrgUpdateMode{wbstest.OrgMerge, wbstest.OrgReplace}).Draw(rt, "org update mode")
 	srv := wbstest.New(wbstest.WithOrgUpdateMode(mode), wbstest.WithSeed(rapid.Int64().Draw(rt, "server seed")))
-	m := &model{t: t, srv: srv, mode: mode, want: platform{}, tainted: map[string]bool{}, refused: map[runCode]int{}}
+	m := &model{t: t, srv: srv, mode: mode, want: platform{}, tainted: map[string]bool{}, refused: map[runCode]int{}, created: map[runCode]bool{}}
 	m.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		m.handling++
@@ -386,10 +386,15 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	m.srv.ServeHTTP(rec, r)
-	if code != "" && (rec.status == http.StatusBadRequest || rec.status == http.StatusConflict) {
-		m.mu.Lock()
-		m.refused[runCode{r.Header.Get(runHeader), code}]++
-		m.mu.Unlock()
+	rc := runCode{r.Header.Get(runHeader), code}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case code == "":
+	case rec.status == http.StatusBadRequest || rec.status == http.StatusConflict:
+		m.refused[rc]++
+	case rec.status < 300:
+		m.created[rc] = true
 	}
 }
 
@@ -736,8 +741,10 @@ var faultSets = map[string][]wbstest.FaultRule{
 	"503s with Retry-After": {{Kind: wbstest.FaultStatus, Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Probability: 0.2}},
 	"429s":                  {{Kind: wbstest.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: time.Second, Probability: 0.2}},
 	"resets":                {{Kind: wbstest.FaultReset, Probability: 0.15}},
-	"writes fail":           {{Operation: wbstest.OpUpdate, Kind: wbstest.FaultStatus, Status: http.StatusInternalServerError, Probability: 0.5}, {Operation: wbstest.OpCreate, Kind: wbstest.FaultReset, Probability: 0.5}},
-	"latency":               {{Kind: wbstest.FaultLatency, Latency: 2 * time.Millisecond, Probability: 0.5}},
+	"writes refused": {{Operation: wbstest.OpUpdate, Kind: wbstest.FaultStatus, Status: http.StatusBadRequest, Probability: 0.5},
+		{Operation: wbstest.OpCreate, Kind: wbstest.FaultStatus, Status: http.StatusUnprocessableEntity, Probability: 0.5},
+		{Operation: wbstest.OpDelete, Kind: wbstest.FaultStatus, Status: http.StatusBadRequest, Probability: 0.3}},
+	"latency": {{Kind: wbstest.FaultLatency, Latency: 2 * time.Millisecond, Probability: 0.5}},
 }
 
 // cut ends an in-process run at its at-th request by cancelling it (the
@@ -826,7 +833,6 @@ var kills = []string{"SIGKILL", "SIGKILL after commit", "SIGKILL, late commit", 
 // runKilled runs wbsctl as a process of its own, signalled at its k.at-th
 // request, and returns its exit code (-1: killed) and stderr.
 func (m *model) runKilled(rt *rapid.T, k kill, args ...string) (int, string) {
-	m.lateCode = ""
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), runAsWbsctl+"=1", "WBSCTL_BASE_URL="+m.srv.URL, "WBSCTL_CLIENT_ID="+m.srv.ClientID,
 		"WBSCTL_CLIENT_SECRET="+m.srv.ClientSecret, "XDG_CONFIG_HOME="+m.t.TempDir(), "XDG_CACHE_HOME="+m.t.TempDir(), "NO_COLOR=1")
@@ -862,7 +868,7 @@ func (m *model) runKilled(rt *rapid.T, k kill, args ...string) (int, string) {
 				late := r.Clone(context.Background())
 				late.Body = io.NopCloser(bytes.NewReader(body))
 				release := make(chan struct{})
-				m.release, m.lateCode = release, createdCode(r.Method, r.URL.Path, body)
+				m.release = release
 				m.late.Go(func() {
 					<-release
 					m.serve(httptest.NewRecorder(), late)
@@ -936,11 +942,13 @@ func (t marked) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // checkNoDuplicateCreate fails when a create of the run (its number, or
 // "" for a process) was refused, with 400 or 409: while only this tool
-// writes, it never creates what exists. A create of lateCode, committed
-// late by a killed run after this run read the list, is the one that may
-// be, once. A request of a run cut short that arrives after the run
-// ended is left aside: it raced the next run, as on a real platform.
-func (m *model) checkNoDuplicateCreate(rt *rapid.T, run, lateCode string) {
+// writes, it never creates what exists. After a run cut short (cut: its
+// number, or "" for a killed process), a create the cut run made may
+// commit after this run read the list, as on a real platform: it was on
+// the wire, or held to commit late. This run's create of that code is
+// then refused, once, and settled. A request of a run cut short that is
+// refused after the run ended raced the next run: it is left aside.
+func (m *model) checkNoDuplicateCreate(rt *rapid.T, run string, cut *string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for rc, n := range m.refused {
@@ -948,7 +956,7 @@ func (m *model) checkNoDuplicateCreate(rt *rapid.T, run, lateCode string) {
 			continue
 		}
 		delete(m.refused, rc)
-		if rc.code != lateCode || n > 1 {
+		if cut == nil || !m.created[runCode{*cut, rc.code}] || n > 1 {
 			rt.Fatalf("the create of %q was refused %d times: apply created what existed", rc.code, n)
 		}
 	}
@@ -1056,7 +1064,6 @@ func (m *model) apply(rt *rapid.T) {
 		trouble = "none"
 	}
 	m.srv.ResetStats()
-	lateCode := ""
 	m.log = append(m.log, fmt.Sprintf("apply %v, trouble %s", args, trouble))
 	switch trouble {
 	case "none":
@@ -1086,15 +1093,14 @@ func (m *model) apply(rt *rapid.T) {
 		if strings.HasPrefix(k.how, "SIGTERM") {
 			m.checkExit(rt, fmt.Sprintf("%v after %s at request %d", args, k.how, k.at), code, wantCode, errOut, before, wantAfter, true)
 		}
-		lateCode = m.lateCode
 	}
 	m.checkNamedKept(rt, f, before)
 	m.checkOthersKept(rt, f, before, fl.prune)
+	cutRun := m.lastRun
 	if trouble == "kill" {
-		m.checkNoDuplicateCreate(rt, "", "")
-	} else {
-		m.checkNoDuplicateCreate(rt, m.lastRun, "")
+		cutRun = ""
 	}
+	m.checkNoDuplicateCreate(rt, cutRun, nil)
 	m.checkState(rt)
 	if trouble != "none" {
 		// The same command again finishes the job; a request of the
@@ -1109,7 +1115,7 @@ func (m *model) apply(rt *rapid.T) {
 		if res.Code != wantCode {
 			rt.Fatalf("%v again after %s: exit %d, want %d\n%s", args, trouble, res.Code, wantCode, res.ErrOut)
 		}
-		m.checkNoDuplicateCreate(rt, m.lastRun, lateCode)
+		m.checkNoDuplicateCreate(rt, m.lastRun, &cutRun)
 		m.checkState(rt)
 		// A cut run may have dropped a trusted entry from the state
 		// before changing its element, and the second run then read
@@ -1326,7 +1332,7 @@ func (m *model) runPlan(rt *rapid.T) {
 	if res.Code != 0 {
 		rt.Fatalf("apply --plan: exit %d\n%s", res.Code, res.ErrOut)
 	}
-	m.checkNoDuplicateCreate(rt, m.lastRun, "")
+	m.checkNoDuplicateCreate(rt, m.lastRun, nil)
 	// Exactly the steps: each record applied to the element as it is
 	// now, the deletes done, nothing else touched.
 	for code := range steps {
