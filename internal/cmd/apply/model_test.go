@@ -1059,7 +1059,7 @@ func (m *model) apply(rt *rapid.T) {
 	_, readAll := m.outcome(f, fl, nil)
 	before := m.want
 
-	trouble := rapid.SampledFrom([]string{"none", "faults", "cancel", "kill"}).Draw(rt, "trouble")
+	trouble := rapid.SampledFrom([]string{"none", "faults", "faults", "cancel", "kill"}).Draw(rt, "trouble")
 	if fl.dryRun || wantCode == cmdutil.ExitValidation || wantCode == cmdutil.ExitUsage {
 		trouble = "none"
 	}
@@ -1075,7 +1075,12 @@ func (m *model) apply(rt *rapid.T) {
 			rt.Fatalf("%v: a dry run sent %d writes", args, serverWrites(m.srv))
 		}
 	case "faults":
+		// Refused writes, which fail a change for certain, are drawn
+		// as often as the others together.
 		names := slices.Sorted(maps.Keys(faultSets))
+		for range len(names) - 2 {
+			names = append(names, "writes refused")
+		}
 		set := rapid.SampledFrom(names).Draw(rt, "faults")
 		m.srv.AddFaults(faultSets[set]...)
 		res := m.run(rt, context.Background(), nil, args...)
