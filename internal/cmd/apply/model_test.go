@@ -320,6 +320,7 @@ type model struct {
 	// none.
 	refused map[runCode]int
 	created map[runCode]bool
+	refusal int
 	runs    int
 	lastRun string // the number of the last in-process run
 	log     []string
@@ -340,7 +341,10 @@ func newModel(t *testing.T, rt *rapid.T) *model {
 		wbstest.WithPastEnd(rapid.SampledFrom([]wbstest.PastEnd{wbstest.PastEndEmpty, wbstest.PastEndNotFound, wbstest.PastEndLastPage}).Draw(rt, "past the end")),
 		wbstest.WithEmptyListStatus(rapid.SampledFrom([]int{http.StatusOK, http.StatusNotFound}).Draw(rt, "empty list")),
 		wbstest.WithTokenLifetime(rapid.SampledFrom([]time.Duration{time.Hour, 2 * time.Second}).Draw(rt, "token lifetime")))
-	m := &model{t: t, srv: srv, mode: mode, want: platform{}, tainted: map[string]bool{}, refused: map[runCode]int{}, created: map[runCode]bool{}}
+	// The spec does not say how a create of a code that exists is
+	// refused: the reference server answers 400, others 409.
+	refusal := rapid.SampledFrom([]int{http.StatusBadRequest, http.StatusConflict}).Draw(rt, "a create of what exists")
+	m := &model{t: t, srv: srv, mode: mode, refusal: refusal, want: platform{}, tainted: map[string]bool{}, refused: map[runCode]int{}, created: map[runCode]bool{}}
 	m.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		m.handling++
@@ -395,6 +399,9 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 		code = createdCode(r.Method, r.URL.Path, body)
 	}
 	rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	if code != "" {
+		rec.refusal = m.refusal
+	}
 	m.srv.ServeHTTP(rec, r)
 	rc := runCode{r.Header.Get(runHeader), code}
 	m.mu.Lock()
@@ -408,12 +415,17 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// statusWriter notes the status of an answer; refusal, when set, is the
+// status a refused create is answered with instead of 400.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	status, refusal int
 }
 
 func (w *statusWriter) WriteHeader(status int) {
+	if status == http.StatusBadRequest && w.refusal != 0 {
+		status = w.refusal
+	}
 	w.status = status
 	w.ResponseWriter.WriteHeader(status)
 }
