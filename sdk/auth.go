@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -153,9 +154,12 @@ type tokenSource struct {
 	key   TokenCacheKey
 	group singleflight.Group
 
-	mu       sync.Mutex
-	held     heldToken
-	rejected string // the last token the platform answered 401 to
+	mu   sync.Mutex
+	held heldToken
+	// rejected are the tokens the platform answered 401 to, oldest
+	// first: none is handed out again, from the cache or an exchange.
+	// The oldest are forgotten past maxRejected: long expired by then.
+	rejected []string
 	// issued keeps the tokens this client saw, for redaction.
 	issued []string
 }
@@ -252,7 +256,7 @@ func (ts *tokenSource) fromCache(ctx context.Context, now time.Time) (Token, boo
 	// time: its margins were set from its whole lifetime, and computing
 	// them again from the little it has left would hand it out to the
 	// last second and never renew it.
-	if tok.AccessToken == ts.rejected || tok.AccessToken == ts.held.AccessToken {
+	if slices.Contains(ts.rejected, tok.AccessToken) || tok.AccessToken == ts.held.AccessToken {
 		return Token{}, false
 	}
 	h := hold(tok, now)
@@ -262,6 +266,9 @@ func (ts *tokenSource) fromCache(ctx context.Context, now time.Time) (Token, boo
 	ts.adopt(h)
 	return tok, true
 }
+
+// maxRejected bounds the rejected tokens a client remembers.
+const maxRejected = 64
 
 // hold computes the renewal times of a token adopted at now: renewal
 // starts min(60 s, 10 % of the remaining lifetime) before expiry, less up to
@@ -323,7 +330,12 @@ func (ts *tokenSource) renewalFailed(ctx context.Context, err error) {
 func (ts *tokenSource) invalidate(tok Token) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	ts.rejected = tok.AccessToken
+	if !slices.Contains(ts.rejected, tok.AccessToken) {
+		ts.rejected = append(ts.rejected, tok.AccessToken)
+		if len(ts.rejected) > maxRejected {
+			ts.rejected = slices.Delete(ts.rejected, 0, len(ts.rejected)-maxRejected)
+		}
+	}
 	if ts.held.AccessToken == tok.AccessToken {
 		ts.held = heldToken{}
 	}
@@ -374,6 +386,10 @@ func (ts *tokenSource) trade(ctx context.Context) (Token, error) {
 		return Token{}, fmt.Errorf("%s: %w", opToken, badResponse(req, resp.status, resp.header, err))
 	}
 	ts.mu.Lock()
+	if slices.Contains(ts.rejected, tok.AccessToken) {
+		ts.mu.Unlock()
+		return Token{}, fmt.Errorf("%s: the platform issued a token it had rejected", opToken)
+	}
 	ts.adopt(hold(tok, now))
 	ts.mu.Unlock()
 	if err := c.tokenCache.Put(ctx, ts.key, tok); err != nil {

@@ -77,7 +77,11 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		tokenCache: NewMemoryTokenCache(),
 		now:        time.Now,
 	}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			c.fail(fmt.Errorf("option %d of NewClient is nil", i+1))
+			continue
+		}
 		o(c)
 	}
 	var credentials []string

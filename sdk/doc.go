@@ -24,7 +24,10 @@
 // is a JWT with an exp claim, the earlier of the two counts (the SDK reads
 // the claim and never verifies the token). When the platform answers 401,
 // the client drops exactly the rejected token, fetches another and sends
-// the request once more. A refused credential is an error matching
+// the request once more; a token once rejected is never handed out again,
+// from the client's memory or its TokenCache. A request takes its token
+// after its turn at the rate limiter, so that a token does not expire
+// while the request waits. A refused credential is an error matching
 // ErrInvalidCredentials and is never retried.
 //
 // A TokenCache keeps tokens beyond one client, for instance in a file, so
@@ -124,7 +127,8 @@
 // context's deadline leaves no time for (a 429 asking for 30 s of a
 // context with 2 s left) is not waited for: the call returns at once with
 // an error that matches both the answer (ErrRateLimited, *APIError) and
-// context.DeadlineExceeded.
+// context.DeadlineExceeded. So is a rate limiter's turn that comes after
+// the deadline: the error matches context.DeadlineExceeded.
 //
 // # Rate limits
 //

@@ -22,7 +22,15 @@ type Option func(*Client)
 // WithCredentials makes the client exchange the integration's key and
 // secret for access tokens (spec 5.3), cached and renewed as needed.
 func WithCredentials(clientID, clientSecret string) Option {
-	return func(c *Client) { c.clientID, c.clientSecret = clientID, clientSecret }
+	return func(c *Client) {
+		switch {
+		case clientID == "":
+			c.fail(errors.New("WithCredentials: the client id is empty"))
+		case clientSecret == "":
+			c.fail(errors.New("WithCredentials: the client secret is empty"))
+		}
+		c.clientID, c.clientSecret = clientID, clientSecret
+	}
 }
 
 // WithAccessToken makes the client send a token obtained elsewhere. The
@@ -229,7 +237,13 @@ type ObservedResponse struct {
 // WithLimiter makes every attempt wait for l first. It replaces the pace
 // of a WithRateLimit given before it.
 func WithLimiter(l Limiter) Option {
-	return func(c *Client) { c.limiter = l }
+	return func(c *Client) {
+		if l == nil {
+			c.fail(errors.New("WithLimiter: the limiter is nil"))
+			return
+		}
+		c.limiter = l
+	}
 }
 
 // WithRateLimit paces every attempt, retries included, to perMinute a

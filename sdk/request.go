@@ -1,5 +1,5 @@
-// The request loop: every call goes through send, which takes the token,
-// waits for the limiter, sends each attempt through resty and decides
+// The request loop: every call goes through send, which waits for the
+// limiter, takes the token, sends each attempt through resty and decides
 // retries.
 
 package sdk
@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -58,15 +59,17 @@ func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 	}
 	renewed := false
 	for attempt := 1; ; attempt++ {
+		if c.limiter != nil {
+			if err := c.wait(ctx); err != nil {
+				return nil, fmt.Errorf("%s: %w", req.op, err)
+			}
+		}
+		// The token is taken after the limiter's turn, so that it is
+		// valid when the request goes out, however long the turn took.
 		var tok Token
 		if !req.noAuth {
 			var err error
 			if tok, err = c.auth.token(ctx); err != nil {
-				return nil, fmt.Errorf("%s: %w", req.op, err)
-			}
-		}
-		if c.limiter != nil {
-			if err := c.limiter.Wait(ctx); err != nil {
 				return nil, fmt.Errorf("%s: %w", req.op, err)
 			}
 		}
@@ -107,6 +110,33 @@ func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 		}
 	}
 }
+
+// wait waits for the limiter's turn. x/time/rate refuses at once a turn
+// that the context's deadline comes before, in its own words ("would
+// exceed context deadline"); that is reported as the deadline it is.
+func (c *Client) wait(ctx context.Context) error {
+	err := c.limiter.Wait(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	}
+	if _, ok := ctx.Deadline(); ok && !errors.Is(err, context.DeadlineExceeded) && strings.Contains(err.Error(), "deadline") {
+		return &limiterPastDeadline{err: err}
+	}
+	return err
+}
+
+// limiterPastDeadline is a limiter's turn that comes after the context's
+// deadline. It matches context.DeadlineExceeded.
+type limiterPastDeadline struct{ err error }
+
+func (e *limiterPastDeadline) Error() string {
+	return "the context's deadline comes before the rate limiter's turn: " + e.err.Error()
+}
+
+func (e *limiterPastDeadline) Unwrap() []error { return []error{context.DeadlineExceeded, e.err} }
 
 // cutShort is the error of a call whose context ended while err was its
 // latest failure: the context's cause, and err where it says more than
