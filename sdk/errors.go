@@ -389,15 +389,17 @@ func newAPIError(method, path string, status int, header http.Header, body []byt
 			}
 			var id string
 			if json.Unmarshal(p.Extensions["correlationId"], &id) == nil {
-				e.CorrelationID = id
+				e.CorrelationID = redact(id)
 			}
 		}
 	}
 	if e.Problem == nil && e.Message == "" && trimmed != "" {
-		e.Body = redact(oneLine(trimmed, 200))
+		// Scrubbed before it is cut: a secret across the cut would
+		// otherwise be left in part.
+		e.Body = oneLine(redact(trimmed), 200)
 	}
 	if e.CorrelationID == "" {
-		e.CorrelationID = correlationIDFromHeader(header)
+		e.CorrelationID = redact(correlationIDFromHeader(header))
 	}
 	return e
 }
@@ -442,8 +444,11 @@ func redactValue(v any, redact func(string) string) any {
 	return v
 }
 
+// correlationHeaders are the headers a correlation id is read from.
+var correlationHeaders = []string{"X-Correlation-Id", "Correlation-Id", "X-Request-Id"}
+
 func correlationIDFromHeader(h http.Header) string {
-	for _, k := range []string{"X-Correlation-Id", "Correlation-Id", "X-Request-Id"} {
+	for _, k := range correlationHeaders {
 		if v := h.Get(k); v != "" {
 			return v
 		}

@@ -4,6 +4,7 @@ package sdk
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"strings"
 	"unicode"
@@ -82,8 +83,27 @@ func (c *Client) redactErr(err error) error {
 	return err
 }
 
+//
+// Each comes with the forms a JSON encoder may echo it in: escaped as a
+// JSON string (quotes, backslashes, controls, and <, > and & as \u003c and
+// the like, as Go's encoder writes them), and with / as \/ (as PHP's and
+// others' do).
 func (c *Client) secrets() []string {
-	return append([]string{c.clientSecret, c.staticToken}, c.auth.knownTokens()...)
+	var out []string
+	for _, s := range append([]string{c.clientSecret, c.staticToken}, c.auth.knownTokens()...) {
+		if s == "" {
+			continue
+		}
+		out = append(out, s)
+		b, _ := json.Marshal(s)
+		escaped := string(b[1 : len(b)-1])
+		for _, form := range []string{escaped, strings.ReplaceAll(s, "/", `\/`), strings.ReplaceAll(escaped, "/", `\/`)} {
+			if !slices.Contains(out, form) {
+				out = append(out, form)
+			}
+		}
+	}
+	return out
 }
 
 // redactedError keeps the chain of an error for errors.Is while replacing

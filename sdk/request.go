@@ -245,6 +245,14 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 		return nil, err
 	}
 	defer hr.Body.Close()
+	// A server may echo the token or the secret in the headers that name
+	// the answer: they are scrubbed once, here, for every error and log
+	// that quotes them.
+	for _, k := range correlationHeaders {
+		if v := hr.Header.Get(k); v != "" {
+			hr.Header.Set(k, c.redact(v))
+		}
+	}
 	limit := cmp.Or(req.maxBody, maxSuccessBody)
 	if hr.StatusCode >= 300 {
 		limit = maxErrorBody
