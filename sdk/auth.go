@@ -490,7 +490,7 @@ func jwtExpiry(tok string) (time.Time, bool) {
 	if !ok || s <= 0 || s > 1e11 {
 		return time.Time{}, false
 	}
-	return time.Unix(int64(s), 0), true
+	return time.UnixMilli(int64(s * 1000)), true
 }
 
 // jsonErrorText describes a JSON decoding error without quoting the input,

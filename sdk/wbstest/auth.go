@@ -18,8 +18,10 @@ type claims struct {
 	Sub  string `json:"sub"`
 	Flow string `json:"flow"`
 	Iat  int64  `json:"iat"`
-	Exp  int64  `json:"exp"`
-	Jti  string `json:"jti"`
+	// Exp is a NumericDate with milliseconds, so that a lifetime under
+	// a second is kept (RFC 7519 allows a fraction).
+	Exp float64 `json:"exp"`
+	Jti string  `json:"jti"`
 	// Gen is the server's token generation; ExpireTokens starts a new one.
 	Gen int `json:"gen"`
 }
@@ -34,6 +36,9 @@ func (s *Server) IssueToken(clientID string) (string, error) {
 	return "", errors.New("wbstest: unknown client id " + clientID)
 }
 
+// unixSeconds is t as seconds since 1970, to the millisecond.
+func unixSeconds(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
 // sign makes an HS256 JWT for clientID, valid for the token lifetime.
 func (s *Server) sign(clientID string) string {
 	now := s.now()
@@ -43,7 +48,7 @@ func (s *Server) sign(clientID string) string {
 	head := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 	body, _ := json.Marshal(claims{
 		Sub: clientID, Flow: strings.TrimPrefix(clientID, "integrationhub-"),
-		Iat: now.Unix(), Exp: now.Add(s.lifetime).Unix(), Jti: hex.EncodeToString(randomBytes(8)), Gen: gen,
+		Iat: now.Unix(), Exp: unixSeconds(now.Add(s.lifetime)), Jti: hex.EncodeToString(randomBytes(8)), Gen: gen,
 	})
 	unsigned := head + "." + base64.RawURLEncoding.EncodeToString(body)
 	return unsigned + "." + base64.RawURLEncoding.EncodeToString(s.mac(unsigned))
@@ -80,7 +85,7 @@ func (s *Server) verify(token string) (claims, error) {
 		return c, errors.New("the token's claims are unreadable")
 	}
 	now := s.now()
-	if now.Unix() >= c.Exp {
+	if unixSeconds(now) >= c.Exp {
 		return c, errors.New("the token has expired")
 	}
 	s.mu.Lock()
@@ -130,6 +135,6 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, corr string) {
 	s.stats.TokenExchanges++
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
-		"accessToken": s.sign(*body.ClientID), "expiresIn": int(s.lifetime / time.Second), "tokenType": "Bearer",
+		"accessToken": s.sign(*body.ClientID), "expiresIn": s.lifetime.Seconds(), "tokenType": "Bearer",
 	})
 }

@@ -15,6 +15,8 @@ func WithCredential(clientID, secret string) Option {
 }
 
 // WithTokenLifetime sets how long issued tokens are valid; default 1 h.
+// It is kept to the millisecond: expiresIn is answered in seconds with a
+// fraction where it has one, and the token's exp claim has milliseconds.
 func WithTokenLifetime(d time.Duration) Option { return func(s *Server) { s.lifetime = d } }
 
 // WithClock replaces time.Now for token expiry and the rate limit.

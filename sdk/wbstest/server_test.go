@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -335,5 +336,44 @@ func TestExecuteChecksTheFlow(t *testing.T) {
 	}
 	if code, m, _ := call(t, srv, "POST", "/integration-hub-api/v1/flows/7/execute", tok, `{"x":1,"x":2}`); code != 400 || !strings.Contains(fmt.Sprint(m["detail"]), "x: given more than once") {
 		t.Fatalf("duplicate member in the payload: %d %v", code, m)
+	}
+}
+
+// A lifetime under a second is kept: the token answers expiresIn as a
+// fraction, is taken until it expires and refused after.
+func TestTokenLifetimeUnderASecond(t *testing.T) {
+	start := time.Unix(1_700_000_000, 900_000_000)
+	var now atomic.Int64 // the clock, in nanoseconds after start
+	srv := NewServer(WithTokenLifetime(500*time.Millisecond), WithClock(func() time.Time { return start.Add(time.Duration(now.Load())) }))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/v1/auth/tokens", "application/json",
+		strings.NewReader(`{"clientId":"`+srv.ClientID+`","clientSecret":"`+srv.ClientSecret+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply struct {
+		AccessToken string  `json:"accessToken"`
+		ExpiresIn   float64 `json:"expiresIn"`
+	}
+	json.NewDecoder(resp.Body).Decode(&reply)
+	resp.Body.Close()
+	if reply.ExpiresIn != 0.5 {
+		t.Errorf("expiresIn %v, want 0.5", reply.ExpiresIn)
+	}
+	for _, tc := range []struct {
+		after time.Duration
+		want  int
+	}{{0, http.StatusOK}, {400 * time.Millisecond, http.StatusOK}, {600 * time.Millisecond, http.StatusUnauthorized}} {
+		now.Store(int64(tc.after))
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/wbs-elements", nil)
+		req.Header.Set("Authorization", "Bearer "+reply.AccessToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%v after the exchange: %d, want %d", tc.after, resp.StatusCode, tc.want)
+		}
 	}
 }
