@@ -257,7 +257,14 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	if hr.StatusCode >= 300 {
 		limit = maxErrorBody
 	}
-	body, rerr := readBody(hr, limit+1)
+	var body []byte
+	var rerr error
+	if hr.StatusCode >= 200 && hr.StatusCode < 300 && hr.ContentLength > limit {
+		// Refused as announced, before any of it is read.
+		c.logAttempt(req, attempt, hr.StatusCode, hr.Header, "", start, nil)
+		return nil, badResponse(req, hr.StatusCode, hr.Header, fmt.Errorf("the body is larger than %d bytes (Content-Length %d)", limit, hr.ContentLength))
+	}
+	body, rerr = readBody(hr, limit+1)
 	now := c.now()
 	rate := ParseRate(hr.Header, now)
 	if c.limiter != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -144,5 +146,28 @@ func TestNewClientRefusesEmptyOptions(t *testing.T) {
 				t.Fatalf("got %v, want an error naming %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A 2xx answer that announces a body over the limit is refused as soon
+// as its headers arrive, without a byte of it read or held.
+func TestAnnouncedBodyOverTheLimitIsNotRead(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(1<<30))
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-release // the body never comes
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := sdk.NewClient(srv.URL, sdk.WithAccessToken("t"), sdk.WithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WBSElements.List(context.Background(), nil)
+	if !errors.Is(err, sdk.ErrBadResponse) || !strings.Contains(err.Error(), "Content-Length 1073741824") {
+		t.Fatalf("got %v, want the body refused by its announced length", err)
 	}
 }
