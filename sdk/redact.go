@@ -83,8 +83,9 @@ func (c *Client) redactErr(err error) error {
 	return err
 }
 
-//
-// Each comes with the forms a JSON encoder may echo it in: escaped as a
+// secrets are the texts redact removes: the client secret, the static
+// token and the tokens the client was issued. Each comes with the forms a
+// JSON encoder may echo it in: escaped as a
 // JSON string (quotes, backslashes, controls, and <, > and & as \u003c and
 // the like, as Go's encoder writes them), and with / as \/ (as PHP's and
 // others' do).
