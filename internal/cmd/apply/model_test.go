@@ -300,9 +300,6 @@ type model struct {
 	plan     *savedPlan
 	tr       *http.Transport
 	nextFile int
-	// tainted are the codes changed outside: a state entry of them may
-	// no longer hold, by design (see PlanOptions.Known).
-	tainted map[string]bool
 	// ts serves srv, counting the requests it is handling and the
 	// connections it has open: a request a cut run gave up on may still
 	// be carried out after the run ended, as on a real platform, and the
@@ -344,7 +341,7 @@ func newModel(t *testing.T, rt *rapid.T) *model {
 	// The spec does not say how a create of a code that exists is
 	// refused: the reference server answers 400, others 409.
 	refusal := rapid.SampledFrom([]int{http.StatusBadRequest, http.StatusConflict}).Draw(rt, "a create of what exists")
-	m := &model{t: t, srv: srv, mode: mode, refusal: refusal, want: platform{}, tainted: map[string]bool{}, refused: map[runCode]int{}, created: map[runCode]bool{}}
+	m := &model{t: t, srv: srv, mode: mode, refusal: refusal, want: platform{}, refused: map[runCode]int{}, created: map[runCode]bool{}}
 	m.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		m.handling++
@@ -538,25 +535,12 @@ func (m *model) checkFolder(rt *rapid.T) {
 	}
 }
 
-// taint notes codes whose elements a state file may no longer know.
-func taint[V any](m *model, codes map[string]V) {
-	for code := range codes {
-		m.tainted[code] = true
-	}
-}
-
-// checkState fails when an entry of the state file no longer holds: the
-// platform holds the element otherwise than the entry recorded it. An
-// entry whose description and active flag no longer hold is not trusted
-// (guard 16); one whose links no longer hold, while the rest does, would
-// be trusted and its links never read. A run drops the entries of the
-// elements it changes before its first write, so no run of apply, even
-// one killed, leaves either. Elements changed outside are left aside: the
-// state cannot know of those (a documented limit of --state).
-func (m *model) checkState(rt *rapid.T) {
+// stateEntries reads the entries of the state file, by code, as the
+// model writes elements; nil without a state file.
+func (m *model) stateEntries(rt *rapid.T) map[string]element {
 	b, err := os.ReadFile(m.state)
 	if err != nil {
-		return
+		return nil
 	}
 	var st struct {
 		Elements map[string]struct {
@@ -569,17 +553,45 @@ func (m *model) checkState(rt *rapid.T) {
 		rt.Fatalf("the state file: %v", err)
 	}
 	held := m.held()
+	out := map[string]element{}
 	for code, e := range st.Elements {
-		h, ok := held[code]
-		if m.tainted[code] || !ok {
-			continue
-		}
-		recorded := element{desc: e.Description, active: e.IsActive, links: h.links}
+		recorded := element{desc: e.Description, active: e.IsActive, links: held[code].links}
 		if e.BusinessOrganizations != nil {
 			recorded.links = record{orgsSet: true, orgs: e.BusinessOrganizations}.applyTo(nil).links
 		}
-		if recorded.String() != h.String() {
-			rt.Fatalf("the state file says %q holds %v; the platform holds %v", code, recorded, h)
+		out[code] = recorded
+	}
+	return out
+}
+
+// stateHolds are the codes whose state entries hold: the platform holds
+// the element as the entry recorded it.
+func (m *model) stateHolds(rt *rapid.T) map[string]bool {
+	held := m.held()
+	out := map[string]bool{}
+	for code, e := range m.stateEntries(rt) {
+		if h, ok := held[code]; ok && h.String() == e.String() {
+			out[code] = true
+		}
+	}
+	return out
+}
+
+// checkState fails when an entry of the state file that held before a
+// run with --state (holds) no longer holds after it: the platform holds
+// the element otherwise than the entry says. An entry whose description
+// and active flag no longer hold is not trusted (guard 16); one whose
+// links no longer hold, while the rest does, would be trusted and its
+// links never read. A run drops the entries of the elements it changes
+// before its first write, so no run, not even one killed, leaves either.
+// Entries that did not hold before are left aside: elements changed
+// outside, or by a run without --state, which the state cannot know of
+// (a documented limit of --state).
+func (m *model) checkState(rt *rapid.T, holds map[string]bool) {
+	held := m.held()
+	for code, e := range m.stateEntries(rt) {
+		if h, ok := held[code]; ok && holds[code] && h.String() != e.String() {
+			rt.Fatalf("the state file says %q holds %v; the platform holds %v", code, e, h)
 		}
 	}
 }
@@ -607,7 +619,7 @@ type outside struct {
 
 // drawOutside draws a change of an element made outside; with among,
 // an update of one of those elements, which exist, or nil when among is
-// empty. The code is tainted: a state file cannot know of it.
+// empty.
 func (m *model) drawOutside(rt *rapid.T, among map[string]bool) *outside {
 	updatesOnly := among != nil
 	codes := modelCodes
@@ -618,7 +630,6 @@ func (m *model) drawOutside(rt *rapid.T, among map[string]bool) *outside {
 		}
 	}
 	code := rapid.SampledFrom(codes).Draw(rt, "outside code")
-	m.tainted[code] = true
 	el := m.other.WBSElements
 	ch := &outside{code: code}
 	cur, exists := m.want[code]
@@ -823,14 +834,27 @@ func (m *model) outcome(f *file, fl flags, keepLinks map[string]bool) (int, plat
 	return 0, after
 }
 
-// leastRequests is a lower bound of the requests a run that changes
-// before into after makes: a token, the pages of the list, a write for
-// each element that changes.
-func leastRequests(before, after platform, pageSize int) int {
+// leastRequests is a lower bound of the requests a run of f makes that
+// changes before into after: a token, the pages of the list, a read of
+// the links of each element whose record states them and whose links the
+// state does not hold (keep), a write for each element that changes. The
+// writes are the last of them.
+func leastRequests(f *file, keep map[string]bool, before, after platform, pageSize int) int {
 	if pageSize == 0 {
 		pageSize = sdk.DefaultAllPageSize
 	}
 	n := 1 + max(1, (len(before)+pageSize-1)/pageSize)
+	for _, r := range f.valid() {
+		if _, ok := before[r.code]; ok && r.orgsSet && !keep[r.code] {
+			n++
+		}
+	}
+	return n + changes(before, after)
+}
+
+// changes counts the elements that differ between before and after.
+func changes(before, after platform) int {
+	n := 0
 	for code, a := range after {
 		if b, ok := before[code]; !ok || b.String() != a.String() {
 			n++
@@ -842,6 +866,15 @@ func leastRequests(before, after platform, pageSize int) int {
 		}
 	}
 	return n
+}
+
+// drawCut draws the request a run of least requests or more is cut at:
+// any of them, or, as often, one of its writes (the last of them).
+func drawCut(rt *rapid.T, least, writes int, name string) int64 {
+	if writes > 0 && rapid.Bool().Draw(rt, name+" among the writes") {
+		return int64(rapid.IntRange(least-writes+1, least).Draw(rt, name))
+	}
+	return int64(rapid.IntRange(1, least).Draw(rt, name))
 }
 
 // faultSets are the faults a run may meet: lost answers after commit,
@@ -1167,19 +1200,17 @@ func (m *model) apply(rt *rapid.T) {
 	}
 	f := m.file
 	fl := m.drawFlags(rt)
+	trouble := rapid.SampledFrom([]string{"none", "faults", "faults", "cancel", "kill", "outside during"}).Draw(rt, "trouble")
+	if trouble == "kill" && rapid.Bool().Draw(rt, "killed with --state") {
+		// What a killed run leaves in its state file is read by the
+		// next: draw it more often.
+		fl.state, fl.refresh = true, false
+	}
 	clash := m.clash(rt, &fl, f.path)
 	args := append(fl.args(f.path), f.args...)
 	if clash != "" {
 		m.runClash(rt, clash, args, f.path, fl.statePath)
 		return
-	}
-	if !fl.state {
-		// The state file knows nothing of this run's changes: to it,
-		// they are outside changes.
-		taint(m, f.named())
-		if fl.prune {
-			taint(m, m.want)
-		}
 	}
 	var keep map[string]bool
 	if fl.state && !fl.refresh {
@@ -1189,7 +1220,6 @@ func (m *model) apply(rt *rapid.T) {
 	_, readAll := m.outcome(f, fl, nil)
 	before := m.want
 
-	trouble := rapid.SampledFrom([]string{"none", "faults", "faults", "cancel", "kill", "outside during"}).Draw(rt, "trouble")
 	if fl.dryRun || wantCode == cmdutil.ExitValidation || wantCode == cmdutil.ExitUsage {
 		trouble = "none"
 	}
@@ -1208,6 +1238,11 @@ func (m *model) apply(rt *rapid.T) {
 	}
 	m.srv.ResetStats()
 	m.log = append(m.log, fmt.Sprintf("apply %v, trouble %s", args, trouble))
+	holds := m.stateHolds(rt)
+	if out != nil {
+		delete(holds, out.code)
+	}
+	least := leastRequests(f, keep, before, wantAfter, fl.pageSize)
 	switch trouble {
 	case "none":
 		res := m.run(rt, context.Background(), nil, args...)
@@ -1234,7 +1269,7 @@ func (m *model) apply(rt *rapid.T) {
 		// between its reads and its writes, or among them. The elements
 		// no record names end as the change left them; the next run
 		// brings the others to the file.
-		d := &during{base: m.tr, at: int64(rapid.IntRange(1, leastRequests(before, wantAfter, fl.pageSize)).Draw(rt, "outside at request")), ch: out}
+		d := &during{base: m.tr, at: drawCut(rt, least, changes(before, wantAfter), "outside at request"), ch: out}
 		res := m.run(rt, context.Background(), d, args...)
 		if d.err != nil {
 			rt.Fatalf("%s: %v", out.what, d.err)
@@ -1256,11 +1291,11 @@ func (m *model) apply(rt *rapid.T) {
 		_, readAll = m.outcome(f, fl, nil)
 	case "cancel":
 		ctx, cancel := context.WithCancel(context.Background())
-		at := int64(rapid.IntRange(1, leastRequests(before, wantAfter, fl.pageSize)).Draw(rt, "cancel at request"))
+		at := drawCut(rt, least, changes(before, wantAfter), "cancel at request")
 		m.run(rt, ctx, &cut{base: m.tr, at: at, cancel: cancel}, args...)
 		cancel()
 	case "kill":
-		k := kill{at: int64(rapid.IntRange(1, leastRequests(before, wantAfter, fl.pageSize)).Draw(rt, "kill at request")),
+		k := kill{at: drawCut(rt, least, changes(before, wantAfter), "kill at request"),
 			how: rapid.SampledFrom(kills).Draw(rt, "kill how")}
 		code, errOut := m.runKilled(rt, k, args...)
 		if strings.HasPrefix(k.how, "SIGTERM") {
@@ -1274,7 +1309,9 @@ func (m *model) apply(rt *rapid.T) {
 		cutRun = ""
 	}
 	m.checkNoDuplicateCreate(rt, cutRun, nil)
-	m.checkState(rt)
+	if fl.state {
+		m.checkState(rt, holds)
+	}
 	if trouble != "none" {
 		// The same command again finishes the job; a request of the
 		// killed run may commit after it read the list.
@@ -1283,13 +1320,16 @@ func (m *model) apply(rt *rapid.T) {
 			tr = &afterList{base: m.tr, m: m}
 		}
 		m.srv.ResetStats()
+		holds := m.stateHolds(rt)
 		res := m.run(rt, context.Background(), tr, args...)
 		m.commitLate() // the run read no list
 		if res.Code != wantCode {
 			rt.Fatalf("%v again after %s: exit %d, want %d\n%s", args, trouble, res.Code, wantCode, res.ErrOut)
 		}
 		m.checkNoDuplicateCreate(rt, m.lastRun, &cutRun)
-		m.checkState(rt)
+		if fl.state {
+			m.checkState(rt, holds)
+		}
 		// A cut run may have dropped a trusted entry from the state
 		// before changing its element, and the second run then read
 		// and repaired its links: either is right.
@@ -1497,7 +1537,6 @@ func (m *model) runPlan(rt *rapid.T) {
 			moved = true
 		}
 	}
-	taint(m, steps)
 	m.srv.ResetStats()
 	if !moved && rapid.IntRange(0, 2).Draw(rt, "plan under faults") == 0 {
 		// Carried out under faults, the plan makes what it can: the
