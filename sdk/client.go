@@ -1,9 +1,11 @@
 package sdk
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -131,6 +133,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		}
 		return nil
 	}
+	hc.Transport = onlyOnce{cmp.Or[http.RoundTripper](hc.Transport, http.DefaultTransport)}
 	c.rc = resty.NewWithClient(&hc).
 		SetLogger(discardLogger{}).
 		SetDisableWarn(true).
@@ -178,3 +181,36 @@ func escapeSegment(s string) string {
 func (c *Client) sameOrigin(u *url.URL) bool {
 	return strings.EqualFold(u.Scheme, c.baseURL.Scheme) && strings.EqualFold(u.Host, c.baseURL.Host)
 }
+
+// onlyOnce sends each request as one that net/http will not send again.
+// The transport resends on its own a request it deems replayable (a GET,
+// or one with an Idempotency-Key header, whose body it can rewind) when a
+// reused connection fails before an answer, and HTTP/2 does after a
+// GOAWAY: below the SDK's retry loop, past MaxAttempts and the limiter,
+// and for a request the SDK never proved safe. A body that cannot be
+// rewound makes no request replayable; an empty one is sent as none.
+type onlyOnce struct{ base http.RoundTripper }
+
+func (t onlyOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if r.Body == nil || r.Body == http.NoBody {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			// net/http reads it first, finds it empty, and sends
+			// no body.
+			r.Body = emptyBody{}
+		default:
+			if r.Header.Get("Idempotency-Key") != "" || r.Header.Get("X-Idempotency-Key") != "" {
+				r.Body = emptyBody{} // sent as an empty chunked body
+			}
+		}
+	}
+	r.GetBody = nil
+	return t.base.RoundTrip(r)
+}
+
+// emptyBody is an empty body that net/http cannot rewind.
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (emptyBody) Close() error             { return nil }

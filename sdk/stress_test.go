@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,5 +170,58 @@ func TestAnnouncedBodyOverTheLimitIsNotRead(t *testing.T) {
 	_, err = c.WBSElements.List(context.Background(), nil)
 	if !errors.Is(err, sdk.ErrBadResponse) || !strings.Contains(err.Error(), "Content-Length 1073741824") {
 		t.Fatalf("got %v, want the body refused by its announced length", err)
+	}
+}
+
+// Nothing below the SDK's retry loop sends a request again: with
+// MaxAttempts 1, a list whose answer is lost on a reused connection, and
+// a create that carries an Idempotency-Key but was not marked safe, each
+// reach the platform once, and the create is reported with its outcome
+// unknown.
+func TestNothingIsResentBelowTheRetryLoop(t *testing.T) {
+	srv := wbstest.New()
+	// Counted as they arrive, before the platform acts on them.
+	var lists, creates atomic.Int64
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/v1/wbs-elements":
+			lists.Add(1)
+		case r.Method == http.MethodPost && r.URL.Path == "/v1/wbs-elements":
+			creates.Add(1)
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	c, err := sdk.NewClient(front.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret),
+		sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// A first call leaves a connection to reuse.
+	if _, err := c.WBSElements.List(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	lists.Store(0)
+	srv.AddFaults(wbstest.FaultRule{Operation: wbstest.OpList, Kind: wbstest.FaultDropAfterCommit, Probability: 1})
+	if _, err := c.WBSElements.List(ctx, nil); err == nil {
+		t.Fatal("a list whose answer was lost succeeded")
+	}
+	if n := lists.Load(); n != 1 {
+		t.Errorf("the list reached the platform %d times, want 1", n)
+	}
+	srv.ClearFaults()
+
+	if _, err := c.WBSElements.List(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv.AddFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultDropAfterCommit, Probability: 1})
+	_, err = c.Do(ctx, &sdk.RawRequest{Method: http.MethodPost, Path: "/v1/wbs-elements",
+		Header: http.Header{"Idempotency-Key": {"k-1"}}, Body: []byte(`{"wbsElementCode":"IK-1"}`)})
+	if !errors.Is(err, sdk.ErrOutcomeUnknown) {
+		t.Errorf("got %v, want the outcome unknown", err)
+	}
+	if n := creates.Load(); n != 1 {
+		t.Errorf("the create reached the platform %d times, want 1", n)
 	}
 }
