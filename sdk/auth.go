@@ -195,7 +195,7 @@ func (ts *tokenSource) token(ctx context.Context) (Token, error) {
 			// Getting old but still good: renew in the background and
 			// let this caller go on with the token it has.
 			ts.group.DoChan("exchange", func() (any, error) {
-				tok, err := ts.exchange(context.WithoutCancel(ctx))
+				tok, err := ts.exchangeRecovered(context.WithoutCancel(ctx))
 				if err != nil {
 					ts.renewalFailed(ctx, err)
 				}
@@ -210,7 +210,7 @@ func (ts *tokenSource) token(ctx context.Context) (Token, error) {
 	ch := ts.group.DoChan("exchange", func() (any, error) {
 		// The exchange outlives any one caller, so that a caller that
 		// gives up does not fail the others waiting on it.
-		return ts.exchange(context.WithoutCancel(ctx))
+		return ts.exchangeRecovered(context.WithoutCancel(ctx))
 	})
 	select {
 	case r := <-ch:
@@ -345,6 +345,19 @@ func (ts *tokenSource) knownTokens() []string {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return append([]string(nil), ts.issued...)
+}
+
+// exchangeRecovered is exchange, with a panic in it (a panicking
+// RoundTripper or Limiter, say) returned as an error: the exchange runs
+// on a goroutine of singleflight's, where no caller could recover it, and
+// the process would end.
+func (ts *tokenSource) exchangeRecovered(ctx context.Context) (tok Token, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: panic: %v", opToken, r)
+		}
+	}()
+	return ts.exchange(ctx)
 }
 
 // exchange trades the credential for a token (spec 5.3) and keeps it. A

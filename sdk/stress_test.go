@@ -225,3 +225,21 @@ func TestNothingIsResentBelowTheRetryLoop(t *testing.T) {
 		t.Errorf("the create reached the platform %d times, want 1", n)
 	}
 }
+
+// panicking is a RoundTripper that panics.
+type panicking struct{}
+
+func (panicking) RoundTrip(*http.Request) (*http.Response, error) { panic("the transport broke") }
+
+// A panic in the token exchange, which runs apart from its callers,
+// reaches the caller that triggered it as an error; the process goes on.
+func TestPanicInTheExchangeReachesTheCaller(t *testing.T) {
+	c, err := sdk.NewClient("https://platform.example", sdk.WithCredentials("id", "secret"), sdk.WithTransport(panicking{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WBSElements.List(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "panic: the transport broke") {
+		t.Fatalf("got %v, want the exchange's panic as an error", err)
+	}
+}
