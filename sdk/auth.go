@@ -64,6 +64,17 @@ type TokenSource interface {
 	Token(ctx context.Context) (Token, error)
 }
 
+// RejectingTokenSource is a TokenSource that is told of a token the
+// platform rejected (answered 401), so that its next Token is another.
+// A client with WithTokenSource tells such a source, and asks it once
+// more, where it would otherwise return ErrUnauthorized. *Client is one:
+// a client used as another's source renews its token when the other is
+// refused.
+type RejectingTokenSource interface {
+	TokenSource
+	TokenRejected(tok Token)
+}
+
 // TokenSourceFunc is a function that serves as a TokenSource.
 type TokenSourceFunc func(ctx context.Context) (Token, error)
 
@@ -173,6 +184,22 @@ func newTokenSource(c *Client) *tokenSource {
 }
 
 func (ts *tokenSource) renewable() bool { return ts.c.clientID != "" }
+
+// canRenew reports whether a rejected token can be replaced: by an
+// exchange, or by a source that is told of the rejection.
+func (ts *tokenSource) canRenew() bool {
+	_, told := ts.c.source.(RejectingTokenSource)
+	return ts.renewable() || told
+}
+
+// reject drops tok after the platform rejected it, and tells the source
+// of WithTokenSource when it listens.
+func (ts *tokenSource) reject(tok Token) {
+	ts.invalidate(tok)
+	if s, ok := ts.c.source.(RejectingTokenSource); ok {
+		s.TokenRejected(tok)
+	}
+}
 
 // token returns a valid access token, exchanging one only when needed.
 func (ts *tokenSource) token(ctx context.Context) (Token, error) {
@@ -521,6 +548,16 @@ func jsonErrorText(err error) string {
 		return fmt.Sprintf("member %q has the wrong type", typ.Field)
 	}
 	return "invalid JSON"
+}
+
+// TokenRejected drops tok, which the platform rejected for a client that
+// uses c as its TokenSource: c's next Token is another. It makes *Client
+// a RejectingTokenSource.
+func (c *Client) TokenRejected(tok Token) {
+	c.auth.invalidate(tok)
+	if s, ok := c.source.(RejectingTokenSource); ok {
+		s.TokenRejected(tok)
+	}
 }
 
 // Token returns a valid access token of the client, from memory, the

@@ -182,6 +182,11 @@ func (c *Client) sameOrigin(u *url.URL) bool {
 	return strings.EqualFold(u.Scheme, c.baseURL.Scheme) && strings.EqualFold(u.Host, c.baseURL.Host)
 }
 
+// CloseIdleConnections closes the connections the client keeps open
+// between calls, as http.Client's does: a program or a test that is done
+// with the client leaves no connection or goroutine of it behind.
+func (c *Client) CloseIdleConnections() { c.rc.GetClient().CloseIdleConnections() }
+
 // onlyOnce sends each request as one that net/http will not send again.
 // The transport resends on its own a request it deems replayable (a GET,
 // or one with an Idempotency-Key header, whose body it can rewind) when a
@@ -207,6 +212,14 @@ func (t onlyOnce) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	r.GetBody = nil
 	return t.base.RoundTrip(r)
+}
+
+// CloseIdleConnections closes the idle connections of the transport
+// below, for Client.CloseIdleConnections.
+func (t onlyOnce) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // emptyBody is an empty body that net/http cannot rewind.

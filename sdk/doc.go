@@ -35,7 +35,10 @@
 // the client sends a token obtained elsewhere and cannot renew it. With
 // WithTokenSource it asks a TokenSource (Vault, a workload identity, an
 // x/oauth2 source through TokenSourceFunc, or another *Client) before
-// every attempt. A client takes exactly one of the three.
+// every attempt; a source that is a RejectingTokenSource (another *Client
+// is one) is told of a token the platform rejected, and asked once more.
+// A client takes exactly one of the three. Client.CloseIdleConnections
+// releases the connections a client keeps between calls.
 //
 // # Pagination
 //

@@ -88,11 +88,11 @@ func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 			return nil, c.finalError(req, cutShort(ctx, err))
 		}
 		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth && !renewed && c.auth.renewable() {
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth && !renewed && c.auth.canRenew() {
 			// The platform rejected this token before acting on the
 			// request, so resending is safe even for a create.
 			renewed = true
-			c.auth.invalidate(tok)
+			c.auth.reject(tok)
 			attempt--
 			continue
 		}

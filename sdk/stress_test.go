@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -241,5 +242,56 @@ func TestPanicInTheExchangeReachesTheCaller(t *testing.T) {
 	_, err = c.WBSElements.List(context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "panic: the transport broke") {
 		t.Fatalf("got %v, want the exchange's panic as an error", err)
+	}
+}
+
+// A client used as another's TokenSource is told when the platform
+// rejects its token, and hands out another: one revocation does not fail
+// every call until the token expires.
+func TestClientAsTokenSourceHearsOfRejections(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	source, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sdk.NewClient(srv.URL, sdk.WithTokenSource(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := c.WBSElements.List(context.Background(), nil); err != nil {
+			t.Fatalf("call %d, after %d revocations: %v", i+1, i, err)
+		}
+		srv.ExpireTokens()
+	}
+}
+
+// CloseIdleConnections leaves no connection and no goroutine of the
+// client behind, as a goroutine-leak check in a user's test wants.
+func TestCloseIdleConnectionsLeavesNothingBehind(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	before := runtime.NumGoroutine()
+	c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, err := c.WBSElements.List(context.Background(), nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	c.CloseIdleConnections()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines, %d before the client", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
