@@ -537,26 +537,39 @@ func (m *model) checkFolder(rt *rapid.T) {
 	}
 }
 
-// stateEntries reads the entries of the state file, by code, as the
-// model writes elements; nil without a state file.
-func (m *model) stateEntries(rt *rapid.T) map[string]element {
-	b, err := os.ReadFile(m.state)
-	if err != nil {
+// stateEntry is an entry of a state file, as the model reads it.
+type stateEntry struct {
+	Description           *string                    `json:"description"`
+	IsActive              bool                       `json:"isActive"`
+	BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations"`
+}
+
+// readState reads the entries of the state file at path, by code; nil
+// when there is none.
+func readState(rt *rapid.T, path string) map[string]stateEntry {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	var st struct {
-		Elements map[string]struct {
-			Description           *string                    `json:"description"`
-			IsActive              bool                       `json:"isActive"`
-			BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations"`
-		} `json:"elements"`
+		Elements map[string]stateEntry `json:"elements"`
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		rt.Fatalf("the state file: %v", err)
 	}
+	return st.Elements
+}
+
+// stateEntries reads the entries of the state file, by code, as the
+// model writes elements; nil without a state file.
+func (m *model) stateEntries(rt *rapid.T) map[string]element {
+	entries := readState(rt, m.state)
+	if entries == nil {
+		return nil
+	}
 	held := m.held()
 	out := map[string]element{}
-	for code, e := range st.Elements {
+	for code, e := range entries {
 		recorded := element{desc: e.Description, active: e.IsActive, links: held[code].links}
 		if e.BusinessOrganizations != nil {
 			recorded.links = record{orgsSet: true, orgs: e.BusinessOrganizations}.applyTo(nil).links
@@ -1424,23 +1437,10 @@ func (m *model) runClash(rt *rapid.T, clash string, args []string, files ...stri
 // instead of reading them: the state holds the links the record states,
 // and the description and active flag the platform holds.
 func (m *model) trusted(rt *rapid.T, f *file, state string) map[string]bool {
-	b, err := os.ReadFile(state)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	var st struct {
-		Elements map[string]struct {
-			Description           *string                    `json:"description"`
-			IsActive              bool                       `json:"isActive"`
-			BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations"`
-		} `json:"elements"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		rt.Fatalf("the state file: %v", err)
-	}
+	entries := readState(rt, state)
 	out := map[string]bool{}
 	for _, r := range f.valid() {
-		e, ok := st.Elements[r.code]
+		e, ok := entries[r.code]
 		cur, exists := m.want[r.code]
 		if !ok || !exists || !r.orgsSet || e.BusinessOrganizations == nil || e.IsActive != cur.active ||
 			(e.Description == nil) != (cur.desc == nil) || e.Description != nil && *e.Description != *cur.desc {
