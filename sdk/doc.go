@@ -95,7 +95,8 @@
 // A 2xx answer whose body is not the operation's answer (empty, an HTML
 // page, JSON cut short or of another shape, more than 16 MiB for a page or
 // 1 MiB for an acknowledgement or a token) is a *BadResponseError
-// matching ErrBadResponse, naming what is wrong; it is not retried. A 204
+// matching ErrBadResponse, naming what is wrong; it is not retried. A body
+// whose Content-Length announces more is refused before it is read. A 204
 // is an acknowledgement without a correlation id.
 //
 // Requests are checked against the spec's limits before they are sent; a
@@ -105,7 +106,11 @@
 // is refused.
 //
 // No error, log record or panic carries the client secret or an access
-// token: text a server sends back is scrubbed of them.
+// token: text a server sends back is scrubbed of them, wherever it comes
+// (a correlation id of a header or a body, a message, a body cut to
+// length after it is scrubbed), as they are or as a JSON encoder escapes
+// them. A panic in the token exchange, which runs apart from its callers,
+// is returned to them as an error.
 //
 // # Retries
 //
@@ -114,7 +119,10 @@
 // 502, 503 and 504 (and 500 with WithServerErrorRetries), with
 // exponential backoff and full jitter, honouring Retry-After and
 // RateLimit-Reset up to a cap; the attempts of a call never exceed
-// RetryPolicy.MaxAttempts. A create, and a flow execution, is resent only
+// RetryPolicy.MaxAttempts, and each waits its turn at the limiter. Nothing
+// below this loop resends: requests go out so that net/http does not
+// replay them on a connection that failed, whatever their method or an
+// Idempotency-Key header. A create, and a flow execution, is resent only
 // where it provably never reached the platform: a refused connection, a
 // 429, a 503 with Retry-After. A failure of a create that may have reached
 // it (another 5xx, a reset or timed-out connection, an unreadable 2xx
