@@ -42,6 +42,7 @@ func TestTokenIsTakenAfterTheLimitersTurn(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 30)
+	start := time.Now()
 	for range 10 {
 		wg.Go(func() {
 			for range 3 {
@@ -58,6 +59,14 @@ func TestTokenIsTakenAfterTheLimitersTurn(t *testing.T) {
 	}
 	if n := unauthorized(srv); n != 0 {
 		t.Errorf("%d requests went out with a token that expired while they waited", n)
+	}
+	// One exchange for each lifetime the run spanned, and one more at
+	// most for a renewal begun just before the end.
+	expiries := int(time.Since(start)/(2*time.Second)) + 1
+	exchanges := srv.Stats().Requests[wbstest.OpToken]
+	t.Logf("%d calls in %v: %d exchanges for %d token lifetimes, %d answered 401", 30, time.Since(start).Round(time.Millisecond), exchanges, expiries, unauthorized(srv))
+	if exchanges > expiries+1 {
+		t.Errorf("%d exchanges for %d token lifetimes", exchanges, expiries)
 	}
 }
 
