@@ -56,7 +56,7 @@ func TestApplyWorkbook(t *testing.T) {
 	// The first sheet, by default, is not a list of elements.
 	srv.ResetStats()
 	code, _, errOut = run(t, srv, "", "apply", "-f", path, "--rate", "0")
-	if code != cmdutil.ExitValidation || !strings.Contains(errOut, "Sheet1!A1: notes, not elements: unknown column") || serverWrites(srv) != 0 {
+	if code != cmdutil.ExitValidation || !strings.Contains(errOut, "Sheet1!A1: notes, not elements: unknown column") || writes(srv) != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
@@ -91,7 +91,7 @@ func TestApplyWindows1252Semicolon(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--rate", "0")
-	if code != cmdutil.ExitValidation || !strings.Contains(errOut, "line 2: description: is not valid UTF-8: give the file's encoding with --encoding") || serverWrites(srv) != 0 {
+	if code != cmdutil.ExitValidation || !strings.Contains(errOut, "line 2: description: is not valid UTF-8: give the file's encoding with --encoding") || writes(srv) != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	code, _, errOut = run(t, srv, "", "apply", "-f", path, "--encoding", "windows-1252", "--rate", "0")
