@@ -47,16 +47,20 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-func (p Problem) String() string {
-	var b strings.Builder
+// Place names where p is: its cell, its line, or the file.
+func (p Problem) Place() string {
 	switch {
 	case p.Cell != "":
-		b.WriteString(p.Cell)
+		return p.Cell
 	case p.Line > 0:
-		fmt.Fprintf(&b, "line %d", p.Line)
-	default:
-		b.WriteString("the file")
+		return fmt.Sprintf("line %d", p.Line)
 	}
+	return "the file"
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.Place())
 	if p.Code != "" {
 		fmt.Fprintf(&b, " (code %s)", strconv.Quote(p.Code))
 	}

@@ -450,20 +450,9 @@ func readFile(o *Options) (*engine.File, string, error) {
 	}
 	if o.Prune && parsed.CodeUnknown != nil {
 		return nil, "", fmt.Errorf("%s: %s: no code could be read there, so the element it names is unknown and --prune could delete it; nothing was sent: %w",
-			o.File, output.Escape(problemPlace(*parsed.CodeUnknown)), sdk.ErrValidation)
+			o.File, output.Escape(parsed.CodeUnknown.Place()), sdk.ErrValidation)
 	}
 	return parsed, engine.FileDigest(data), nil
-}
-
-// problemPlace names where p is: its cell, its line, or the file.
-func problemPlace(p engine.Problem) string {
-	switch {
-	case p.Cell != "":
-		return p.Cell
-	case p.Line > 0:
-		return fmt.Sprintf("line %d", p.Line)
-	}
-	return "the file"
 }
 
 // printSavedPlan prints the saved plan of --plan as the diff of a dry
