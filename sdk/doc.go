@@ -70,8 +70,10 @@
 // platform whose null does mean the last page. A next that is a URL on the
 // list's own path is followed; any other next (a page number, an offset, an
 // opaque cursor) promises more, and the walk goes on by page number. A page
-// past the end may answer empty, 404, or the last page again. A page that
-// repeats where next or hits led ends the iteration with ErrPageLoop.
+// past the end may answer empty, 404, or the last page again, also when
+// the list shrank while it was read. A page that repeats where next or
+// hits led, and that itself promises more, ends the iteration with
+// ErrPageLoop.
 //
 // A 404 with problem details on the first page of the element list is an
 // empty list. For an element's links it is either no links or no element:

@@ -102,6 +102,9 @@ func TestPageLoopFails(t *testing.T) {
 		"server ignores pageNumber": func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"data":[{"wbsElementCode":"A","isActive":true},{"wbsElementCode":"B","isActive":true}],"hits":100}`)
 		},
+		"server ignores pageNumber, next names page 2": func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, `{"data":[{"wbsElementCode":"A","isActive":true},{"wbsElementCode":"B","isActive":true}],"hits":null,"next":"2"}`)
+		},
 		"next points to itself": func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"data":[{"wbsElementCode":"%s","isActive":true}],"next":"/v1/wbs-elements?pageNumber=1"}`, r.URL.Query().Get("pageNumber"))
 		},

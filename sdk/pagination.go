@@ -481,7 +481,7 @@ func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 			}
 			if len(page.Data) > 0 {
 				if first, ok := seenPages[page.fingerprint]; ok {
-					if at.unproven && first == last {
+					if first == last && (at.unproven || p.endsAgain(page, w)) {
 						// A platform that answers a page past the end
 						// with the last page again.
 						return
@@ -521,6 +521,16 @@ func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 			at = next
 		}
 	}
+}
+
+// endsAgain reports whether page, a repeat of the page read last, shows
+// itself the end of the list: neither its next nor its hits promise more
+// than the items read. So does a platform that answers a page past the end
+// with the last page when the list shrank while it was read; one that
+// ignores pageNumber goes on promising the page it repeats.
+func (p *pager[T]) endsAgain(page *Page[T], w *walk) bool {
+	_, more := p.continuation(page)
+	return !more && (page.Hits == nil || *page.Hits <= w.seen)
 }
 
 // platformNotFound reports whether err is the platform's own 404, one with

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/wbsctl/wbsctl/sdk"
@@ -236,5 +237,39 @@ func TestReadingPageSizeCappedSilently(t *testing.T) {
 	}
 	if got := srv.Stats().Requests[wbstest.OpList]; got != 5 {
 		t.Fatalf("%d requests, want 5", got)
+	}
+}
+
+// A platform that clamps pageNumber, read while an element is deleted:
+// the page after the first is past the new end and repeats the first. Its
+// own next and hits show the list ends there, so the list ends with what
+// it holds, under every next and hits reading that promised the page.
+func TestReadingPastEndAfterTheListShrank(t *testing.T) {
+	for next := wbstest.NextURL; next <= wbstest.NextAbsent; next++ {
+		for hits := wbstest.HitsTotal; hits <= wbstest.HitsNull; hits++ {
+			t.Run(fmt.Sprintf("next=%s/hits=%s", next, hits), func(t *testing.T) {
+				srv := wbstest.NewServer(wbstest.WithNextStyle(next), wbstest.WithHitsMeaning(hits),
+					wbstest.WithPastEnd(wbstest.PastEndLastPage))
+				defer srv.Close()
+				srv.Put(wbstest.Element{Code: "E0"}, wbstest.Element{Code: "E1"}, wbstest.Element{Code: "E2"})
+				c := newClient(t, srv)
+				ctx := context.Background()
+				var got []string
+				for el, err := range c.WBSElements.All(ctx, &sdk.ListOptions{PageSize: 2}) {
+					if err != nil {
+						t.Fatalf("after %v: %v", got, err)
+					}
+					got = append(got, el.Code)
+					if len(got) == 1 {
+						if _, err := c.WBSElements.Delete(ctx, "E2"); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if want := []string{"E0", "E1"}; !slices.Equal(got, want) {
+					t.Fatalf("read %v, want %v", got, want)
+				}
+			})
+		}
 	}
 }
