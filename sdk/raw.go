@@ -26,8 +26,10 @@ type RawRequest struct {
 	// made: the token never leaves the platform.
 	Path string
 	// Header adds headers, replacing the client's Accept, User-Agent and
-	// Content-Type. Authorization, Host, Content-Length and
-	// Transfer-Encoding are the client's own and cannot be set.
+	// Content-Type. Authorization, Host, Content-Length,
+	// Transfer-Encoding and the headers of the connection (Trailer,
+	// Connection, Upgrade, TE, Keep-Alive, Proxy-*) are the client's own
+	// and cannot be set.
 	Header http.Header
 	// Body is sent as it is; ContentType names it (default
 	// application/json). A GET, HEAD or OPTIONS has none.
@@ -71,8 +73,25 @@ func refuse(format string, args ...any) error {
 const opRaw = "request"
 
 // ownHeaders are the headers a RawRequest cannot set: the token, where it
-// goes, and the framing of the body, which net/http writes itself.
-var ownHeaders = []string{"Authorization", "Host", "Content-Length", "Transfer-Encoding"}
+// goes, the framing of the body, which net/http writes itself, and the
+// headers of the connection, which net/http drops or rewrites (Trailer,
+// Connection, Upgrade, TE, Keep-Alive, and every Proxy- header).
+var ownHeaders = []string{"Authorization", "Host", "Content-Length", "Transfer-Encoding",
+	"Trailer", "Connection", "Upgrade", "TE", "Keep-Alive"}
+
+// ownHeader returns the name of the client's own header that name is, or
+// "".
+func ownHeader(name string) string {
+	for _, own := range ownHeaders {
+		if strings.EqualFold(name, own) {
+			return own
+		}
+	}
+	if len(name) > len("Proxy-") && strings.EqualFold(name[:len("Proxy-")], "Proxy-") {
+		return http.CanonicalHeaderKey(name)
+	}
+	return ""
+}
 
 // rawURL resolves path against the base URL. The base URL's path may be
 // all that separates one tenant from another on a shared front end, so the
@@ -219,10 +238,8 @@ func (c *Client) rawRequest(r *RawRequest) (*request, error) {
 		if !isToken(name) {
 			return nil, refuse("%q is not a header name", name)
 		}
-		for _, own := range ownHeaders {
-			if strings.EqualFold(name, own) {
-				return nil, refuse("the %s header is the client's own", own)
-			}
+		if own := ownHeader(name); own != "" {
+			return nil, refuse("the %s header is the client's own", own)
 		}
 		if strings.EqualFold(name, "User-Agent") && len(values) > 1 {
 			// net/http sends the first alone.

@@ -83,9 +83,10 @@ make the query instead, each under its key as written. --input FILE (or
 -) sends a body as it is.
 
 -H 'Name: value' adds a header; a Content-Type, Accept or User-Agent
-replaces the default one. Authorization, Host, Content-Length and
-Transfer-Encoding are wbsctl's own, and a header with CR or LF is
-refused.
+replaces the default one. Authorization, Host, Content-Length,
+Transfer-Encoding and the headers of the connection (Trailer,
+Connection, Upgrade, TE, Keep-Alive, Proxy-*) are wbsctl's own, and a
+header with CR or LF is refused.
 
 --paginate reads a list with GET, following the platform's list envelope
 (data, hits, next) by the rules of every other list: it starts at the

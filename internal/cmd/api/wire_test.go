@@ -78,7 +78,8 @@ func TestHeadersThatAreRefused(t *testing.T) {
 	p := newPlatform(t, "/tenant-a")
 	for _, h := range []string{
 		"Host: evil.example.com", "host:evil.example.com", "Authorization: Bearer mine",
-		"Content-Length: 1", "Transfer-Encoding: chunked",
+		"Content-Length: 1", "Transfer-Encoding: chunked", "Trailer: X", "Connection: close", "Upgrade: h2c",
+		"TE: trailers", "Keep-Alive: timeout=5", "Proxy-Authorization: Basic eA==", "proxy-connection: keep-alive",
 		"X-Note: a\r\nHost: evil.example.com", "X-Note: a\nb", "X-Note: a\rb", "X-Note: a\x00b", "X Note: a", "X-Note",
 	} {
 		res := p.run(t, cmdtest.Run{}, "/v1/orders", "-H", h)

@@ -18,6 +18,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
 	"github.com/wbsctl/wbsctl/internal/cmd/version"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/output"
 )
 
 // NewCmdRoot returns the wbsctl command with every subcommand.
@@ -135,7 +136,13 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	}
 	var pending *cmdutil.PendingError
 	if err != nil && !errors.As(err, &pending) {
-		cmdutil.PrintError(f.IO.ErrOut, err, f.Global.Output == "json")
+		w := f.IO.ErrOut
+		if f.IO.IsStderrTTY() {
+			// A JSON error escapes C0 controls only: on a terminal
+			// the rest is escaped too, and the JSON reads the same.
+			w = output.TerminalWriter(w)
+		}
+		cmdutil.PrintError(w, err, f.Global.Output == "json")
 	}
 	return cmdutil.ExitCode(err)
 }
