@@ -78,3 +78,22 @@ func TestFileStoreAndTokenCacheAre0600(t *testing.T) {
 		t.Fatalf("folder mode %v", st.Mode().Perm())
 	}
 }
+
+// A symbolic link planted as the token cache's lock is refused, naming
+// it, and no file is created where it points.
+func TestTokenCacheLockIsNeverFollowed(t *testing.T) {
+	dir := t.TempDir()
+	tf := &TokenFile{Path: filepath.Join(dir, "tokens.json")}
+	victim := filepath.Join(dir, "victim")
+	if err := os.Symlink(victim, tf.Path+".lock"); err != nil {
+		t.Fatal(err)
+	}
+	key := sdk.TokenCacheKey{BaseURL: "https://a", ClientID: "id", SecretDigest: sdk.SecretDigest("s1")}
+	err := tf.Put(context.Background(), key, sdk.Token{AccessToken: "t", ExpiresAt: time.Now().Add(time.Hour)})
+	if err == nil || !strings.Contains(err.Error(), tf.Path+".lock is a symbolic link") {
+		t.Fatalf("Put: %v", err)
+	}
+	if _, err := os.Lstat(victim); err == nil {
+		t.Fatal("a file was created where the link points")
+	}
+}

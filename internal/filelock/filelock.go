@@ -26,8 +26,14 @@ func Lock(path string) (unlock func(), err error) {
 }
 
 func take(path string, wait bool) (func(), error) {
-	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	name := path + ".lock"
+	f, err := openNoFollow(name)
 	if err != nil {
+		if fi, lerr := os.Lstat(name); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			// Planted in a shared folder, it would have wbsctl create
+			// or take a file where it points.
+			return nil, fmt.Errorf("%s is a symbolic link: refusing to follow it", name)
+		}
 		return nil, err
 	}
 	if err := lock(f, wait); err != nil {

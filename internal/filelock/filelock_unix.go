@@ -26,3 +26,8 @@ func lock(f *os.File, wait bool) error {
 		return err
 	}
 }
+
+// openNoFollow opens or creates name, refusing a symbolic link.
+func openNoFollow(name string) (*os.File, error) {
+	return os.OpenFile(name, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
+}

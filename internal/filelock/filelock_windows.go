@@ -21,3 +21,12 @@ func lock(f *os.File, wait bool) error {
 	}
 	return err
 }
+
+// openNoFollow opens or creates name, refusing a symbolic link (checked
+// before opening: Windows has no O_NOFOLLOW).
+func openNoFollow(name string) (*os.File, error) {
+	if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil, &os.PathError{Op: "open", Path: name, Err: windows.ERROR_CANT_RESOLVE_FILENAME}
+	}
+	return os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o600)
+}

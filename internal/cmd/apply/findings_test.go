@@ -422,3 +422,57 @@ func TestSkipInvalidLeavesOutEveryRowOfACode(t *testing.T) {
 		}
 	}
 }
+
+// A symbolic link planted where apply creates a file, in a folder others
+// can write, never has apply create or change a file where it points: the
+// state's lock is refused, naming it; the state, the saved plan and the
+// report replace the link with a file of their own.
+func TestSymlinksWhereApplyWritesAreNeverFollowed(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := writeFile(t, dir, "f.csv", "wbsElementCode,isActive\nA-1,true\n")
+	victim := filepath.Join(dir, "victim")
+	state := filepath.Join(dir, "wbs.state")
+	plant := func(at string) {
+		t.Helper()
+		os.Remove(at)
+		os.Remove(victim)
+		if err := os.Symlink(victim, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	untouched := func(what string) {
+		t.Helper()
+		if _, err := os.Lstat(victim); err == nil {
+			t.Errorf("%s: a file was created where the link points", what)
+		}
+	}
+
+	plant(state + ".lock")
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0")
+	if code == 0 || !strings.Contains(errOut, state+".lock is a symbolic link") || len(srv.Journal()) != 0 {
+		t.Errorf("a planted STATE.lock: exit %d, %d writes: %s", code, len(srv.Journal()), errOut)
+	}
+	untouched("STATE.lock")
+	os.Remove(state + ".lock")
+
+	for _, tc := range []struct {
+		name string
+		at   string
+		args []string
+	}{
+		{"the state", state, []string{"apply", "-f", file, "--state", state, "--rate", "0"}},
+		{"a saved plan", filepath.Join(dir, "p.plan"), []string{"apply", "-f", file, "--dry-run", "--out", filepath.Join(dir, "p.plan"), "--rate", "0"}},
+		{"the report", filepath.Join(dir, "r.ndjson"), []string{"apply", "-f", file, "--report", filepath.Join(dir, "r.ndjson"), "--rate", "0"}},
+	} {
+		plant(tc.at)
+		if code, _, errOut := run(t, srv, "", tc.args...); code != 0 {
+			t.Errorf("%s: exit %d: %s", tc.name, code, errOut)
+		}
+		untouched(tc.name)
+		if fi, err := os.Lstat(tc.at); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s: %v, %v; want a file of its own", tc.name, fi, err)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -86,7 +87,9 @@ func serverCertificate(opts *Options) (cfg *tls.Config, caFile string, cleanup f
 		cleanup = func() { _ = os.RemoveAll(dir) }
 		caFile = filepath.Join(dir, "ca.pem")
 	}
-	if err := os.WriteFile(caFile, certPEM, 0o644); err != nil {
+	// Written aside and renamed into place: a symbolic link planted at
+	// caFile is replaced, never followed.
+	if err := atomicfile.Write(caFile, certPEM, 0o644); err != nil {
 		cleanup()
 		if opts.TLSCAOut != "" {
 			err = &cmdutil.UsageError{Err: fmt.Errorf("--tls-ca-out: %w", err)}

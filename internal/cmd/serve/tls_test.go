@@ -114,7 +114,15 @@ func TestServeTLSMakesACertificateToTrust(t *testing.T) {
 func TestServeTLSCAOutAndOwnPair(t *testing.T) {
 	dir := t.TempDir()
 	caOut := filepath.Join(dir, "ca.pem")
+	// A symbolic link planted at the path is replaced, never followed.
+	victim := filepath.Join(dir, "victim")
+	if err := os.Symlink(victim, caOut); err != nil {
+		t.Fatal(err)
+	}
 	base, lines := start(t, &serve.Options{TLS: true, TLSCAOut: caOut})
+	if _, err := os.Lstat(victim); err == nil {
+		t.Fatal("--tls-ca-out followed a symbolic link")
+	}
 	if lines[1] != "ca file:       "+caOut {
 		t.Fatalf("second line %q", lines[1])
 	}
