@@ -18,7 +18,11 @@ const redacted = "[REDACTED]"
 // from text, so that an echo of them by a server never reaches an error or
 // a log. Only whole values are replaced, where they stand (a header's
 // value, a JSON string, a word of a message), never letters inside a word:
-// a short secret must not turn "exit" into "exi[REDACTED]t".
+// a short secret must not turn "exit" into "exi[REDACTED]t". A short one
+// (below shortSecret characters) is also left inside a compound such as
+// HTTP/1.1, 1.5 or /v1/x, and, made of letters only, in a sentence where
+// it reads as a word ("the secret is wrong"), unless it stands as a
+// value: after =, : or a quote, after Bearer, or at the start of the text.
 func (c *Client) redact(s string) string {
 	secrets := c.secrets()
 	// Longest first: a secret inside a longer one would otherwise leave
@@ -32,9 +36,13 @@ func (c *Client) redact(s string) string {
 	return s
 }
 
-// redactWhole replaces each occurrence of secret in s that is not run
-// together with a letter, digit or underscore on a side where the secret
-// itself begins or ends with one.
+// shortSecret is the length below which a secret could be taken for a
+// piece of ordinary text. Issued tokens and real client secrets are far
+// longer, and are replaced wherever they stand apart from a word.
+const shortSecret = 8
+
+// redactWhole replaces each occurrence of secret in s that stands as a
+// value of its own (standsAlone).
 func redactWhole(s, secret string) string {
 	var b strings.Builder
 	last := 0 // s[:last] is written to b
@@ -60,17 +68,59 @@ func redactWhole(s, secret string) string {
 }
 
 // standsAlone reports whether s[start:end] is a value of its own rather
-// than part of a word.
+// than part of a word: not run together with a letter, digit or
+// underscore on a side where the secret itself begins or ends with one.
+// A short secret must also not be part of a compound, and a short word
+// must stand where a value does.
 func standsAlone(s string, start, end int) bool {
-	first, _ := utf8.DecodeRuneInString(s[start:end])
-	lastRune, _ := utf8.DecodeLastRuneInString(s[start:end])
+	secret := s[start:end]
+	first, _ := utf8.DecodeRuneInString(secret)
+	lastRune, _ := utf8.DecodeLastRuneInString(secret)
 	if before, _ := utf8.DecodeLastRuneInString(s[:start]); start > 0 && isWordRune(first) && isWordRune(before) {
 		return false
 	}
 	if after, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && isWordRune(lastRune) && isWordRune(after) {
 		return false
 	}
+	if utf8.RuneCountInString(secret) >= shortSecret {
+		return true
+	}
+	if joinedBefore(s[:start]) || joinedAfter(s[end:]) {
+		return false
+	}
+	if strings.IndexFunc(secret, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 {
+		return valuePosition(s[:start])
+	}
 	return true
+}
+
+// joiners join the pieces of a compound: HTTP/1.1, 1.5, a-b, x@y, 50%.
+const joiners = "./-+%@~"
+
+// joinedBefore reports whether text ends in a joiner after a word rune.
+func joinedBefore(text string) bool {
+	j, n := utf8.DecodeLastRuneInString(text)
+	w, _ := utf8.DecodeLastRuneInString(text[:len(text)-n])
+	return n > 0 && strings.ContainsRune(joiners, j) && isWordRune(w)
+}
+
+// joinedAfter reports whether text starts with a joiner before a word
+// rune.
+func joinedAfter(text string) bool {
+	j, n := utf8.DecodeRuneInString(text)
+	w, _ := utf8.DecodeRuneInString(text[n:])
+	return n > 0 && strings.ContainsRune(joiners, j) && isWordRune(w)
+}
+
+// valuePosition reports whether what follows text stands where a value
+// does: at the start, or after =, :, a quote or Bearer.
+func valuePosition(text string) bool {
+	text = strings.TrimRight(text, " \t")
+	if text == "" || strings.HasSuffix(strings.ToLower(text), "bearer") {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return strings.ContainsRune("=:\"'`", r)
 }
 
 func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -43,7 +43,20 @@ func TestRedactionReplacesWholeValues(t *testing.T) {
 		{"s3cr3t", "client s3cr3t refused; s3cr3ts are not s3cr3t_ly kept", "client [REDACTED] refused; s3cr3ts are not s3cr3t_ly kept"},
 		{"tok-1", "Authorization: Bearer tok-1, tok-12", "Authorization: Bearer [REDACTED], tok-12"},
 		{"=x=", "a=x=b", "a[REDACTED]b"},
-		{"Ä", "ÄÖ Ä", "ÄÖ [REDACTED]"},
+		{"Ä", "ÄÖ Ä", "ÄÖ Ä"},
+		{"Ä", "ÄÖ=Ä", "ÄÖ=[REDACTED]"},
+		// A short secret inside a protocol name, a number, a path or a
+		// sentence's words is left; echoed as a value, it is removed.
+		{"1", "HTTP/1.1 400 Bad Request", "HTTP/1.1 400 Bad Request"},
+		{"1", "took 1.5 s, status 1", "took 1.5 s, status [REDACTED]"},
+		{"v1", "GET /v1/wbs-elements", "GET /v1/wbs-elements"},
+		{"wrong", "the client id or secret is wrong", "the client id or secret is wrong"},
+		{"wrong", `the secret "wrong" is refused; secret=wrong; secret: wrong`, `the secret "[REDACTED]" is refused; secret=[REDACTED]; secret: [REDACTED]`},
+		{"wrong", "wrong", "[REDACTED]"},
+		// A secret of real length is removed from a server's sentence,
+		// and from a path.
+		{"s3cr3t-Value9", "the secret s3cr3t-Value9 is not valid.", "the secret [REDACTED] is not valid."},
+		{"eyJhbGciOi.x-y.z", "/tokens/eyJhbGciOi.x-y.z/revoke", "/tokens/[REDACTED]/revoke"},
 	} {
 		c, err := NewClient("https://platform.example", WithAccessToken(tt.secret))
 		if err != nil {
