@@ -167,12 +167,16 @@ func TestListFlagsAndHint(t *testing.T) {
 	if res.Code != 0 || strings.Count(res.Out, "\n") != 13 {
 		t.Fatalf("--limit 13: exit %d, %d lines", res.Code, strings.Count(res.Out, "\n"))
 	}
-	res = cmdtest.Run{TTY: true}.Do(t, srv, "element", "list")
-	if res.Code != 0 || !strings.Contains(res.ErrOut, "--all") || !strings.Contains(res.ErrOut, "--page 2") {
-		t.Fatalf("no hint on a terminal: %q", res.ErrOut)
+	// One page, wherever stdout goes, says so on stderr, naming --all:
+	// a script piping to wc -l is told its list is short.
+	for _, tty := range []bool{true, false} {
+		res = cmdtest.Run{TTY: tty}.Do(t, srv, "element", "list")
+		if res.Code != 0 || !strings.Contains(res.ErrOut, "--all") || !strings.Contains(res.ErrOut, "--page 2") {
+			t.Fatalf("terminal %v: no word of the pages left: %q", tty, res.ErrOut)
+		}
 	}
-	if res := (cmdtest.Run{}).Do(t, srv, "element", "list"); res.ErrOut != "" {
-		t.Fatalf("a hint on a pipe: %q", res.ErrOut)
+	if res := (cmdtest.Run{}).Do(t, srv, "element", "list", "--all"); res.ErrOut != "" {
+		t.Fatalf("a hint after --all: %q", res.ErrOut)
 	}
 	if res := (cmdtest.Run{TTY: true}).Do(t, srv, "element", "list", "--page", "3"); strings.Contains(res.ErrOut, "more may follow") {
 		t.Fatalf("a hint on the last page: %q", res.ErrOut)

@@ -125,7 +125,9 @@ func runList(ctx context.Context, o *ListOptions) error {
 	if err := p.Flush(); err != nil {
 		return err
 	}
-	if o.IO.IsStderrTTY() && mayHaveMore(page, o.PageSize) {
+	if mayHaveMore(page, o.PageSize) {
+		// On a pipe too: a script that forgot --all would otherwise
+		// read one page as the whole list.
 		fmt.Fprintf(o.IO.ErrOut, "showing page %d (%d elements); more may follow: --page %d, --limit N or --all\n", page.PageNumber, len(page.Data), page.PageNumber+1)
 	}
 	return nil
