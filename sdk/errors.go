@@ -90,6 +90,21 @@ func (e FieldError) String() string {
 	return e.Field + ": " + e.Message
 }
 
+// saysAlready reports whether a problem's detail already says what the
+// field error fe does: it holds fe whole, or speaks of its field as
+// "field: …", as a detail that describes one field's error in its own
+// words does.
+func saysAlready(detail string, fe FieldError) bool {
+	if strings.Contains(detail, fe.String()) {
+		return true
+	}
+	if fe.Field == "" {
+		return false
+	}
+	named := fe.Field + ": "
+	return strings.HasPrefix(detail, named) || strings.Contains(detail, " "+named) || strings.Contains(detail, ";"+named)
+}
+
 // fieldErrorMembers are the extensions read into Problem.FieldErrors, the
 // first one present.
 var fieldErrorMembers = []string{"errors", "invalid-params", "invalidParams", "violations"}
@@ -262,6 +277,16 @@ func (p Problem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// String is the problem as the platform sent it, in JSON: what %v and
+// %+v print, with the extensions as their text rather than their bytes.
+func (p Problem) String() string {
+	b, err := p.MarshalJSON()
+	if err != nil {
+		return fmt.Sprintf("{%s %d %s}", p.Title, p.Status, p.Detail)
+	}
+	return string(b)
+}
+
 // APIError is an answer of the platform with a status other than 2xx.
 type APIError struct {
 	// StatusCode is the HTTP status of the response.
@@ -315,7 +340,7 @@ func (e *APIError) Error() string {
 		}
 		var listed int
 		for _, fe := range e.Problem.FieldErrors {
-			if strings.Contains(e.Problem.Detail, fe.String()) {
+			if saysAlready(e.Problem.Detail, fe) {
 				continue
 			}
 			if listed == maxFieldErrorsInMessage {

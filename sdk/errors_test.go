@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -53,6 +54,10 @@ func TestAPIErrorMessage(t *testing.T) {
 			`GET /p: 400 Bad Request: Invalid element: 1 field: code: is required`},
 		{400, `{"title":"Bad Request","status":400,"detail":"code: is required","errors":[{"field":"code","message":"is required"}]}`,
 			`GET /p: 400 Bad Request: code: is required`},
+		{400, `{"title":"Bad Request","status":400,"detail":"wbsElementCode: an element with code \"P-1\" exists","errors":[{"field":"wbsElementCode","message":"already exists"}]}`,
+			`GET /p: 400 Bad Request: wbsElementCode: an element with code "P-1" exists`},
+		{400, `{"title":"Bad Request","status":400,"detail":"2 fields","errors":[{"field":"code","message":"too long"},{"field":"description","message":"too long"}]}`,
+			`GET /p: 400 Bad Request: 2 fields: code: too long; description: too long`},
 	} {
 		e := newAPIError("GET", "/p", tt.status, http.Header{}, []byte(tt.body), func(s string) string { return s })
 		if got := e.Error(); got != tt.want {
@@ -62,5 +67,19 @@ func TestAPIErrorMessage(t *testing.T) {
 	many := `{"title":"Bad Request","status":400,"errors":[` + strings.Repeat(`{"field":"f","message":"m"},`, 9) + `{"field":"f","message":"m"}]}`
 	if got := newAPIError("GET", "/p", 400, http.Header{}, []byte(many), func(s string) string { return s }).Error(); strings.Count(got, "f: m") != maxFieldErrorsInMessage {
 		t.Errorf("ten field errors: %s", got)
+	}
+}
+
+// A problem printed with %v or %+v reads as the platform sent it, its
+// extensions as text.
+func TestProblemPrintsReadably(t *testing.T) {
+	body := `{"title":"Bad Request","status":400,"errors":[{"field":"code","message":"too long"}]}`
+	e := newAPIError("GET", "/p", 400, http.Header{}, []byte(body), func(s string) string { return s })
+	for _, verb := range []string{"%v", "%+v", "%s"} {
+		for _, v := range []any{e.Problem, *e.Problem} {
+			if got := fmt.Sprintf(verb, v); !strings.Contains(got, `"errors":[{"field":"code","message":"too long"}]`) || !strings.Contains(got, `"title":"Bad Request"`) {
+				t.Errorf("%s of %T: %s", verb, v, got)
+			}
+		}
 	}
 }

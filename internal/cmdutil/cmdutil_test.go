@@ -143,3 +143,16 @@ func TestClientKeyFiles(t *testing.T) {
 		t.Errorf("an encrypted key: %v", err)
 	}
 }
+
+// What wbsctl was doing and what the platform answered are one line, not
+// a line of its own before the problem.
+func TestPrintErrorPutsTheContextOnTheProblemsLine(t *testing.T) {
+	apiErr := &sdk.APIError{StatusCode: 401, Method: "GET", Path: "/v1/wbs-elements",
+		Problem: &sdk.Problem{Title: "Unauthorized", Status: 401, Detail: "the token expired"}}
+	var b bytes.Buffer
+	PrintError(&b, fmt.Errorf("list WBS elements: %w", apiErr), false)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if lines[0] != "error: list WBS elements: GET /v1/wbs-elements: Unauthorized" || !strings.Contains(lines[1], "the token expired") {
+		t.Fatalf("%q", lines)
+	}
+}

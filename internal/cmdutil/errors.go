@@ -99,10 +99,16 @@ type AuthError struct{ Err error }
 func (e *AuthError) Error() string { return e.Err.Error() }
 func (e *AuthError) Unwrap() error { return e.Err }
 
-// PartialError is a bulk operation where some items failed.
-type PartialError struct{ Failed, Total int }
+// PartialError is a bulk operation where some items failed, or, as What
+// says, were left out.
+type PartialError struct {
+	Failed, Total int
+	What          string // what befell them; "failed" when empty
+}
 
-func (e *PartialError) Error() string { return fmt.Sprintf("%d of %d failed", e.Failed, e.Total) }
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%d of %d %s", e.Failed, e.Total, cmp.Or(e.What, "failed"))
+}
 
 // ExitCode maps the error of a command to the process's exit code.
 func ExitCode(err error) int {
@@ -174,10 +180,13 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Problem != nil:
 		p := apiErr.Problem
+		// What wbsctl was doing, then what the platform said, on one
+		// line: "error: list WBS elements: GET /v1/wbs-elements: …".
+		lead := "error: "
 		if context := strings.TrimSuffix(strings.TrimSuffix(err.Error(), apiErr.Error()), ": "); context != err.Error() && context != "" {
-			fmt.Fprintf(w, "error: %s\n", output.EscapeLines(context))
+			lead += output.EscapeLines(context) + ": "
 		}
-		fmt.Fprintf(w, "error: %s %s: %s\n", apiErr.Method, esc(apiErr.Path), esc(cmp.Or(p.Title, fmt.Sprint(apiErr.StatusCode))))
+		fmt.Fprintf(w, "%s%s %s: %s\n", lead, apiErr.Method, esc(apiErr.Path), esc(cmp.Or(p.Title, fmt.Sprint(apiErr.StatusCode))))
 		for _, kv := range [][2]string{{"detail", p.Detail}, {"status", fmt.Sprint(apiErr.StatusCode)}, {"type", p.Type}, {"instance", p.Instance}, {"correlation id", apiErr.CorrelationID}} {
 			if kv[1] != "" {
 				fmt.Fprintf(w, "  %-15s %s\n", kv[0]+":", esc(kv[1]))

@@ -116,11 +116,11 @@ const (
 // saves its "Unicode text" as .txt).
 func DetectFormat(name, override string) (Format, error) {
 	if override != "" {
-		switch f := Format(strings.ToLower(override)); f {
-		case FormatCSV, FormatJSON, FormatNDJSON, FormatYAML, FormatXLSX:
-			return f, nil
+		f, err := ParseFormat(override)
+		if err != nil {
+			return "", fmt.Errorf("--format %w", err)
 		}
-		return "", fmt.Errorf("--format %q: use csv, json, ndjson, yaml or xlsx", override)
+		return f, nil
 	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".csv", ".tsv", ".txt":
@@ -135,6 +135,15 @@ func DetectFormat(name, override string) (Format, error) {
 		return FormatYAML, nil
 	}
 	return "", fmt.Errorf("cannot tell the format of %q: name it .csv, .json, .ndjson, .yaml or .xlsx, or give --format", name)
+}
+
+// ParseFormat reads a format by its name, in any case.
+func ParseFormat(name string) (Format, error) {
+	switch f := Format(strings.ToLower(name)); f {
+	case FormatCSV, FormatJSON, FormatNDJSON, FormatYAML, FormatXLSX:
+		return f, nil
+	}
+	return "", fmt.Errorf("%q: use csv, json, ndjson, yaml or xlsx", name)
 }
 
 // MaxFileBytes bounds what Parse reads of a file.

@@ -73,9 +73,19 @@ func (s Summary) String() string {
 		out = "nothing to do"
 	}
 	if s.Requests > 0 {
-		out += fmt.Sprintf(" (%d requests: %d reads, %d writes, %d token; %d throttled)", s.Requests, s.Reads, s.Writes, s.Tokens, s.Throttled)
+		out += fmt.Sprintf(" (%s: %s, %s, %s; %d throttled)", Count(int(s.Requests), "request"),
+			Count(int(s.Reads), "read"), Count(int(s.Writes), "write"), Count(int(s.Tokens), "token exchange"), s.Throttled)
 	}
 	return out
+}
+
+// Count is n and the noun, in the plural unless n is 1: "1 read",
+// "3 problems".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // WriteReport writes one JSON line per result, then one line holding the

@@ -343,7 +343,7 @@ func Run(ctx context.Context, o *Options) error {
 	case sum.Failed > 0:
 		return &cmdutil.PartialError{Failed: sum.Failed, Total: results.Len()}
 	case sum.Invalid > 0:
-		return &cmdutil.PartialError{Failed: sum.Invalid, Total: results.Len()}
+		return &cmdutil.PartialError{Failed: sum.Invalid, Total: results.Len(), What: "left out as invalid"}
 	}
 	return nil
 }
@@ -443,7 +443,7 @@ func readFile(o *Options) (*engine.File, string, error) {
 		fmt.Fprintln(o.IO.ErrOut, output.Escape(p.String()))
 	}
 	if len(parsed.Problems) > 0 && !o.SkipInvalid {
-		return nil, "", fmt.Errorf("%s: %d problems, nothing was sent: %w", o.File, len(parsed.Problems), sdk.ErrValidation)
+		return nil, "", fmt.Errorf("%s: %s, nothing was sent: %w", o.File, engine.Count(len(parsed.Problems), "problem"), sdk.ErrValidation)
 	}
 	if o.Prune && len(parsed.Records) == 0 {
 		return nil, "", &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}

@@ -50,8 +50,8 @@ export stopped.`,
 			opts.Format = engine.FormatCSV
 			if f.Global.Output != "" {
 				var err error
-				if opts.Format, err = engine.DetectFormat("", f.Global.Output); err != nil {
-					return &cmdutil.UsageError{Err: err}
+				if opts.Format, err = engine.ParseFormat(f.Global.Output); err != nil {
+					return &cmdutil.UsageError{Err: fmt.Errorf("-o %q: export writes a file apply reads: csv, json, ndjson, yaml or xlsx", f.Global.Output)}
 				}
 			}
 			if opts.PageSize < 1 {

@@ -420,6 +420,10 @@ func TestSkipInvalidLeavesOutEveryRowOfACode(t *testing.T) {
 		if _, ok := srv.Element("N-1"); !ok {
 			t.Fatalf("%q: N-1, valid, was not created: %s", content, errOut)
 		}
+		// Said as the report says it: left out, not failed.
+		if !strings.Contains(errOut, " left out as invalid\n") || strings.Contains(errOut, "failed") {
+			t.Fatalf("%q: stderr %s", content, errOut)
+		}
 	}
 }
 
@@ -474,5 +478,34 @@ func TestSymlinksWhereApplyWritesAreNeverFollowed(t *testing.T) {
 		if fi, err := os.Lstat(tc.at); err != nil || !fi.Mode().IsRegular() {
 			t.Errorf("%s: %v, %v; want a file of its own", tc.name, fi, err)
 		}
+	}
+}
+
+// export -o with a format apply cannot read is refused in the words of
+// the flag the user typed.
+func TestExportRefusesAnOutputFormatByItsFlag(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	code, out, errOut := run(t, srv, "", "export", "-o", "table")
+	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `-o "table": export writes a file apply reads`) || strings.Contains(errOut, "--format") {
+		t.Fatalf("export -o table: exit %d: %s", code, errOut)
+	}
+}
+
+// The messages of a run say each thing once, in agreement with what they
+// count: one problem, one read, one token exchange.
+func TestMessagesCountInTheirOwnNumber(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.csv", "wbsElementCode,isActive\nA-1,maybe\n")
+	code, _, errOut := run(t, srv, "", "apply", "-f", bad, "--rate", "0")
+	if code != cmdutil.ExitValidation || !strings.Contains(errOut, bad+": 1 problem, nothing was sent") {
+		t.Fatalf("one problem: exit %d: %s", code, errOut)
+	}
+	good := writeFile(t, dir, "good.csv", "wbsElementCode,isActive\nA-1,true\n")
+	code, _, errOut = run(t, srv, "", "apply", "-f", good, "--rate", "0")
+	if code != 0 || !strings.Contains(errOut, "(3 requests: 1 read, 1 write, 1 token exchange; 0 throttled)") {
+		t.Fatalf("one of each: exit %d: %s", code, errOut)
 	}
 }
