@@ -263,15 +263,36 @@ func sameFields(a, b Record) bool {
 
 // parseBool reads a CSV boolean; an empty cell is not stated.
 func parseBool(s string) (b, stated bool, err error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "":
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "" {
 		return false, false, nil
-	case "true", "yes", "1", "y":
-		return true, true, nil
-	case "false", "no", "0", "n":
-		return false, true, nil
 	}
-	return false, false, fmt.Errorf("%q is not a boolean (true/false, yes/no, 1/0)", s)
+	if b, ok := spreadsheetBooleans[v]; ok {
+		return b, true, nil
+	}
+	return false, false, fmt.Errorf("%q is not a boolean (true/false, yes/no, 1/0, WAHR/FALSCH and the like)", s)
+}
+
+// spreadsheetBooleans are the booleans a CSV file may hold, in lower
+// case: true and false, yes and no, 1 and 0, y and n, and TRUE and FALSE
+// as Excel and LibreOffice write them in the common European languages
+// (German, French, Italian, Spanish, Portuguese, Dutch, Swedish, Danish,
+// Norwegian, Finnish, Polish, Czech, Hungarian).
+var spreadsheetBooleans = map[string]bool{
+	"true": true, "yes": true, "1": true, "y": true,
+	"false": false, "no": false, "0": false, "n": false,
+	"wahr": true, "falsch": false, // de
+	"vrai": true, "faux": false, // fr
+	"vero": true, "falso": false, // it, es, pt
+	"verdadero": true, "verdadeiro": true, // es, pt
+	"waar": true, "onwaar": false, // nl
+	"sant": true, "falskt": false, // sv
+	"sand": true, "falsk": false, // da, nb
+	"sann": true, "usann": false, // nb
+	"tosi": true, "epätosi": false, // fi
+	"prawda": true, "fałsz": false, // pl
+	"pravda": true, "nepravda": false, // cs
+	"igaz": true, "hamis": false, // hu
 }
 
 // csvColumnAt names the column of a CSV file with delimiter delim that

@@ -150,3 +150,34 @@ func TestReadOptionsCheck(t *testing.T) {
 		}
 	}
 }
+
+// A German Excel's CSV, saved in Windows-1252 with ';', says WAHR and
+// FALSCH; other languages' spreadsheets say VRAI, FALSO, FAŁSZ and so on.
+// Each is read as the boolean it means; anything else is refused, naming
+// the cell's text.
+func TestSpreadsheetBooleansOfOtherLanguages(t *testing.T) {
+	german := "wbsElementCode;description;isActive\r\nA-1;Baugrube f\xfcr Halle;WAHR\r\nA-2;Stra\xdfe;FALSCH\r\nA-3;x;Wahr\r\n"
+	f, err := ParseBytes([]byte(german), FormatCSV, ReadOptions{Encoding: "windows-1252"})
+	if err != nil || len(f.Problems) != 0 || len(f.Records) != 3 {
+		t.Fatalf("%v %v", err, f.Problems)
+	}
+	for i, want := range []bool{true, false, true} {
+		if r := f.Records[i]; r.IsActive == nil || *r.IsActive != want {
+			t.Errorf("%s: isActive %v, want %v", r.Code, r.IsActive, want)
+		}
+	}
+	if *f.Records[1].Description != "Straße" {
+		t.Errorf("description %q", *f.Records[1].Description)
+	}
+	for text, want := range map[string]bool{"VRAI": true, "FAUX": false, "VERO": true, "FALSO": false, "VERDADERO": true,
+		"WAAR": true, "ONWAAR": false, "PRAWDA": true, "FAŁSZ": false, "TOSI": true, "EPÄTOSI": false, "IGAZ": true, "HAMIS": false} {
+		f, err := ParseBytes([]byte("wbsElementCode,isActive\nA-1,"+text+"\n"), FormatCSV, ReadOptions{})
+		if err != nil || len(f.Records) != 1 || *f.Records[0].IsActive != want {
+			t.Errorf("%s: %v %v", text, err, f.Problems)
+		}
+	}
+	f, _ = ParseBytes([]byte("wbsElementCode,isActive\nA-1,VIELLEICHT\n"), FormatCSV, ReadOptions{})
+	if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].String(), `isActive: "VIELLEICHT" is not a boolean`) {
+		t.Fatalf("%v", f.Problems)
+	}
+}

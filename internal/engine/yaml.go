@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"slices"
@@ -85,6 +86,13 @@ func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 			case seen[k]:
 				p.problem(Problem{Line: n.Content[i].Line + before, Code: code, Field: k, Message: "given more than once"})
 				ok, dup = false, true
+			case k == "isActive" && n.Content[i+1].Kind == yaml.ScalarNode && n.Content[i+1].ShortTag() == "!!str":
+				// yaml.v3 decodes "yes", 'off' and a plain yes into a
+				// bool, as YAML 1.1 did; YAML 1.2, the schema and an
+				// editor read them as text.
+				p.problem(Problem{Line: n.Content[i+1].Line + before, Code: code, Field: k,
+					Message: fmt.Sprintf("%q is text, not a boolean: write true, false or null", n.Content[i+1].Value)})
+				ok, dup = false, true
 			case slices.Contains(jsonMembers, k):
 			default:
 				p.problem(Problem{Line: n.Content[i].Line + before, Code: code, Field: k, Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"})
@@ -93,7 +101,7 @@ func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 			seen[k] = true
 		}
 		if dup {
-			continue // decoding would only repeat it
+			continue // decoding would only repeat it, or read a text as a bool
 		}
 		var j jsonRecord
 		if err := decodeYAMLRecord(n, &j); err != nil {

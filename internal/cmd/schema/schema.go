@@ -62,7 +62,7 @@ func ApplyFile() map[string]any {
 						"pattern":     noControl,
 					},
 					"description": map[string]any{
-						"description": "the description; empty or null clears it (null: left as it is)",
+						"description": fmt.Sprintf("the description, at most %d characters: an empty string clears it; null, or no description, leaves it as it is", sdk.MaxDescriptionLength),
 						"type":        []string{"string", "null"},
 						"maxLength":   sdk.MaxDescriptionLength,
 						"pattern":     noControl,

@@ -124,13 +124,31 @@ func TestSchemaAgreesWithApply(t *testing.T) {
 		{"object form", `{"$schema": "x.json", "wbsElements": [{"wbsElementCode": "A"}]}`, true},
 		{"object form without elements", `{"$schema": "x.json"}`, false},
 		{"object form, other member", `{"wbsElements": [], "elements": []}`, false},
+		// YAML's scalars as YAML 1.2, the schema and an editor read them.
+		{"yaml: isActive true", "- wbsElementCode: A\n  isActive: true\n", true},
+		{"yaml: isActive True", "- wbsElementCode: A\n  isActive: True\n", true},
+		{"yaml: isActive null", "- wbsElementCode: A\n  isActive: null\n", true},
+		{"yaml: isActive ~", "- wbsElementCode: A\n  isActive: ~\n", true},
+		{"yaml: isActive quoted yes", "- wbsElementCode: A\n  isActive: \"yes\"\n", false},
+		{"yaml: isActive quoted off", "- wbsElementCode: A\n  isActive: 'off'\n", false},
+		{"yaml: isActive plain yes", "- wbsElementCode: A\n  isActive: yes\n", false},
+		{"yaml: isActive plain on", "- wbsElementCode: A\n  isActive: on\n", false},
+		{"yaml: isActive quoted true", "[{wbsElementCode: A, isActive: \"true\"}]\n", false},
+		{"yaml: isActive a number", "- wbsElementCode: A\n  isActive: 1\n", false},
+		{"yaml: description null", "- wbsElementCode: A\n  description: null\n", true},
+		{"yaml: description empty", "- wbsElementCode: A\n  description: ''\n", true},
+		{"yaml: description plain text", "- wbsElementCode: A\n  description: Site works\n", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := s.Validate(instance(t, "case.json", []byte(tt.file)))
+			name, format := "case.json", engine.FormatJSON
+			if strings.HasPrefix(tt.name, "yaml:") {
+				name, format = "case.yaml", engine.FormatYAML
+			}
+			err := s.Validate(instance(t, name, []byte(tt.file)))
 			if (err == nil) != tt.valid {
 				t.Errorf("schema: valid %v, want %v (%v)", err == nil, tt.valid, err)
 			}
-			f, perr := engine.Parse(strings.NewReader(tt.file), engine.FormatJSON)
+			f, perr := engine.Parse(strings.NewReader(tt.file), format)
 			if perr != nil {
 				t.Fatal(perr)
 			}
