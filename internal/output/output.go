@@ -222,6 +222,11 @@ func (p *Printer) streamRow(row []string) error {
 // as data to a terminal, through TerminalWriter.
 func Escape(s string) string { return escape(s, "") }
 
+// Quote is s quoted as Go quotes it, with Escape's characters escaped
+// too: strconv.Quote leaves the ones Go counts as printable, such as a
+// Hangul filler, as they are.
+func Quote(s string) string { return Escape(strconv.Quote(s)) }
+
 // EscapeLines is Escape for a message of several lines: its newlines and
 // tabs are kept, everything else escaped.
 func EscapeLines(s string) string { return escape(s, "\n\t") }
@@ -394,10 +399,13 @@ func (p *Printer) single(v any, row ...string) error {
 		}
 		return yaml.NewEncoder(p.w).Encode(generic)
 	}
-	switch p.format {
-	case JSON:
+	switch {
+	case p.format == JSON, len(row) == 0 && len(p.columns) == 0:
+		// A document with no columns, such as a flow's answer, is
+		// written as JSON in every format: a table of it would be
+		// empty, and the answer lost.
 		return writeJSON(p.w, v)
-	case NDJSON:
+	case p.format == NDJSON:
 		return json.NewEncoder(p.w).Encode(v)
 	}
 	if err := p.Add(v, row...); err != nil {

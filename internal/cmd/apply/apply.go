@@ -328,7 +328,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	for _, r := range results.All() {
 		if r.Status == engine.StatusFailed {
-			fmt.Fprintf(o.IO.ErrOut, "line %d (code %q): %s failed: %s\n", r.Line, r.Code, r.Action, output.Escape(r.Detail))
+			fmt.Fprintf(o.IO.ErrOut, "line %d (code %s): %s failed: %s\n", r.Line, output.Quote(r.Code), r.Action, output.Escape(r.Detail))
 		}
 	}
 	if o.Report != "" {

@@ -123,7 +123,7 @@ func quote(s *string) string {
 	if s == nil {
 		return "null"
 	}
-	return strconv.Quote(*s)
+	return output.Quote(*s)
 }
 
 func orgList(sign string, orgs []sdk.BusinessOrganization) string {

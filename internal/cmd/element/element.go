@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
@@ -43,7 +42,7 @@ func printAck(streams *iostreams.IOStreams, printer func(...string) (*output.Pri
 			CorrelationID string `json:"correlationId"`
 		}{code, ack.CorrelationID}, code, ack.CorrelationID)
 	}
-	fmt.Fprintf(streams.ErrOut, "%s %s (correlation id %s)\n", verb, strconv.Quote(code), output.Escape(ack.CorrelationID))
+	fmt.Fprintf(streams.ErrOut, "%s %s (correlation id %s)\n", verb, output.Quote(code), output.Escape(ack.CorrelationID))
 	return nil
 }
 
