@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -714,6 +715,61 @@ func TestEscapedChar(t *testing.T) {
 	} {
 		if got := escapedChar([]byte(value)); got != want {
 			t.Errorf("escapedChar(%q) = %q, want %q", value, got, want)
+		}
+	}
+}
+
+// The shared strings and the styles are read where the workbook's
+// relationships name them, as a spreadsheet reads them, or the workbook
+// is refused: a decoy under the usual name beside the part the
+// relationships name could otherwise have its text planned, and a styles
+// part no relationship names could turn a 0.00 format into a plain
+// number.
+func TestXLSXPartsOnlyWhereTheRelationshipsNameThem(t *testing.T) {
+	base := streamedShared(t)
+	if f := parseXLSX(t, base, ReadOptions{}); len(f.Problems) != 0 || len(f.Records) != 1 {
+		t.Fatalf("the workbook itself: %s", problems(f))
+	}
+	moved := func(kind, to string, decoy bool) []byte {
+		data := rezipWith(t, base, func(name string) string {
+			if strings.EqualFold(name, "xl/"+kind+".xml") {
+				return "xl/" + to
+			}
+			return name
+		}, func(name string, body []byte) []byte {
+			if name == "xl/_rels/workbook.xml.rels" {
+				return regexp.MustCompile(`Target="[^"]*`+kind+`.xml"`).ReplaceAll(body, []byte(`Target="`+to+`"`))
+			}
+			return body
+		})
+		if decoy {
+			data = addPart(t, data, "xl/"+kind+".xml", []byte(`<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="4" uniqueCount="4"><si><t>wbsElementCode</t></si><si><t>isActive</t></si><si><t>DECOY</t></si><si><t>x</t></si></sst>`))
+		}
+		return data
+	}
+	unnamed := rezip(t, base, func(name string, body []byte) []byte {
+		if name == "xl/_rels/workbook.xml.rels" {
+			return regexp.MustCompile(`<Relationship [^>]*relationships/styles"[^>]*>(</Relationship>)?`).ReplaceAll(body, nil)
+		}
+		return body
+	})
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"shared strings elsewhere, a decoy under the usual name", moved("sharedStrings", "strings.xml", true),
+			"its relationships name xl/strings.xml for its shared strings, beside a part xl/sharedstrings.xml that a spreadsheet does not read: the file could be read two ways"},
+		{"shared strings elsewhere", moved("sharedStrings", "strings.xml", false),
+			"it keeps its shared strings in xl/strings.xml, where this reader does not look"},
+		{"styles elsewhere, a decoy under the usual name", moved("styles", "st.xml", true),
+			"its relationships name xl/st.xml for its styles, beside a part xl/styles.xml"},
+		{"a styles part no relationship names", unnamed,
+			"its relationships name no part for its styles, so a spreadsheet does not read the part xl/styles.xml"},
+	} {
+		f := parseXLSX(t, tt.data, ReadOptions{})
+		if len(f.Records) != 0 || !strings.Contains(problems(f), tt.want) {
+			t.Errorf("%s: %d records, problems:\n%s\nwant %q", tt.name, len(f.Records), problems(f), tt.want)
 		}
 	}
 }

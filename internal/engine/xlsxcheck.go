@@ -140,6 +140,9 @@ func checkZip(data []byte, sheet string) error {
 			return fmt.Errorf("the part %s holds more than %d XML elements", f.Name, maxPartElements)
 		}
 	}
+	if err := checkFixedParts(rels, path.Dir(wbPart), byName); err != nil {
+		return err
+	}
 	order := sheetParts(workbook, rels, path.Dir(wbPart))
 	named := make(map[string]string, len(order))
 	for _, s := range order {
@@ -222,8 +225,8 @@ func officeDocument(rels []byte) string {
 
 // The relationship types of the workbook part, transitional and strict.
 const (
-	officeDocumentType       = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
-	strictOfficeDocumentType = "http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument"
+	officeDocumentType       = transitionalRelationships + "officeDocument"
+	strictOfficeDocumentType = strictRelationships + "officeDocument"
 )
 
 // foldKey is name with each letter replaced by the least of the letters a
@@ -533,6 +536,64 @@ func attr(el xml.StartElement, local string) string {
 	return ""
 }
 
+// fixedParts are the parts excelize reads by their usual names, not where
+// the workbook's relationships name them, as a spreadsheet does.
+var fixedParts = []struct{ kind, what, part string }{
+	{"sharedStrings", "shared strings", strings.ToLower(sharedStringsPart)},
+	{"styles", "styles", "xl/styles.xml"},
+}
+
+// checkFixedParts refuses a workbook whose shared strings or styles a
+// spreadsheet finds elsewhere than excelize reads them: the
+// relationships name another part, or none beside a part of the usual
+// name, which a spreadsheet then leaves unread.
+func checkFixedParts(rels []byte, dir string, byName map[string]*zip.File) error {
+	var rs struct {
+		Rel []struct {
+			Type   string `xml:"Type,attr"`
+			Target string `xml:"Target,attr"`
+		} `xml:"Relationship"`
+	}
+	_ = xml.Unmarshal(rels, &rs) // what cannot be read names no part
+	for _, fixed := range fixedParts {
+		var named []string
+		for _, r := range rs.Rel {
+			if r.Type == transitionalRelationships+fixed.kind || r.Type == strictRelationships+fixed.kind {
+				named = append(named, resolveTarget(r.Target, dir))
+			}
+		}
+		_, usual := byName[fixed.part]
+		switch {
+		case len(named) > 1:
+			return fmt.Errorf("its relationships name %d parts for its %s: the file could be read two ways", len(named), fixed.what)
+		case len(named) == 1 && named[0] != fixed.part && usual:
+			return fmt.Errorf("its relationships name %s for its %s, beside a part %s that a spreadsheet does not read: the file could be read two ways", named[0], fixed.what, fixed.part)
+		case len(named) == 1 && named[0] != fixed.part:
+			return fmt.Errorf("it keeps its %s in %s, where this reader does not look (it reads %s): open it in Excel or LibreOffice and save it again", fixed.what, named[0], fixed.part)
+		case len(named) == 0 && usual:
+			return fmt.Errorf("its relationships name no part for its %s, so a spreadsheet does not read the part %s that this reader would: the file could be read two ways", fixed.what, fixed.part)
+		}
+	}
+	return nil
+}
+
+// The prefixes of the relationship types of a workbook's parts,
+// transitional and strict.
+const (
+	transitionalRelationships = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+	strictRelationships       = "http://purl.oclc.org/ooxml/officeDocument/relationships/"
+)
+
+// resolveTarget is the part a relationship's target names, relative to
+// dir, lower case.
+func resolveTarget(target, dir string) string {
+	target = strings.ReplaceAll(target, `\`, "/")
+	if !strings.HasPrefix(target, "/") {
+		target = dir + "/" + target
+	}
+	return strings.ToLower(strings.TrimPrefix(path.Clean("/"+target), "/"))
+}
+
 // sheetPart is a sheet of a workbook and its part, lower case.
 type sheetPart struct{ name, part string }
 
@@ -557,11 +618,7 @@ func sheetParts(workbook, rels []byte, dir string) []sheetPart {
 	}
 	targets := map[string]string{}
 	for _, r := range rs.Rel {
-		target := strings.ReplaceAll(r.Target, `\`, "/")
-		if !strings.HasPrefix(target, "/") {
-			target = dir + "/" + target
-		}
-		targets[r.ID] = strings.ToLower(strings.TrimPrefix(path.Clean("/"+target), "/"))
+		targets[r.ID] = resolveTarget(r.Target, dir)
 	}
 	var parts []sheetPart
 	for _, s := range wb.Sheets {
