@@ -95,6 +95,10 @@ type File struct {
 	// every problem names one. Problems holds at most maxProblems; this
 	// is set whatever their number.
 	CodeUnknown *Problem
+	// Notes are what the reading noticed that is no problem but that a
+	// person may not expect, such as hidden rows of a workbook that were
+	// read.
+	Notes []string
 }
 
 // Format is a file format.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -72,7 +73,8 @@ func sheetReference(name string) string {
 // calculated, a boolean TRUE or FALSE. A date cell is refused: it was
 // text that the spreadsheet took for a date.
 func (p *parser) xlsx(data []byte) []Record {
-	if err := checkZip(data, p.opts.Sheet); err != nil {
+	facts, err := checkZip(data, p.opts.Sheet)
+	if err != nil {
 		var cell *cellFault
 		if errors.As(err, &cell) {
 			_, row, _ := excelize.CellNameToCoordinates(cell.cell)
@@ -97,7 +99,18 @@ func (p *parser) xlsx(data []byte) []Record {
 		p.problem(Problem{Message: "the workbook has no sheet"})
 		return nil
 	case sheet == "":
-		sheet = sheets[0]
+		// The first visible sheet, the one a spreadsheet opens on; a
+		// hidden one is read only when --sheet names it.
+		for _, s := range sheets {
+			if visible, err := wb.GetSheetVisible(s); err == nil && visible {
+				sheet = s
+				break
+			}
+		}
+		if sheet == "" {
+			p.problem(Problem{Message: fmt.Sprintf("every sheet of the workbook is hidden: name the one to read with --sheet (its sheets: %s)", quoteAll(sheets))})
+			return nil
+		}
 	default:
 		// A spreadsheet names its sheets regardless of case.
 		found := slices.Contains(sheets, sheet)
@@ -122,6 +135,9 @@ func (p *parser) xlsx(data []byte) []Record {
 	}
 	defer rows.Close()
 	p.sheet = &sheetPlace{name: sheetReference(sheet)}
+	if facts.hidden > 0 {
+		p.file.Notes = append(p.file.Notes, hiddenRowsNote(p.sheet.name, facts))
+	}
 	var t *table
 	cells, row := 0, 0
 	for rows.Next() {
@@ -173,6 +189,24 @@ func (p *parser) xlsx(data []byte) []Record {
 		return nil
 	}
 	return t.records()
+}
+
+// hiddenRowsNote says which rows of the sheet read are hidden: they are
+// read all the same, as the file holds them.
+func hiddenRowsNote(sheet string, facts sheetFacts) string {
+	rows := make([]string, len(facts.hiddenRows))
+	for i, r := range facts.hiddenRows {
+		rows[i] = strconv.Itoa(r)
+	}
+	more := ""
+	if n := facts.hidden - len(facts.hiddenRows); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	are := "rows are"
+	if facts.hidden == 1 {
+		are = "row is"
+	}
+	return fmt.Sprintf("%s: %d %s hidden in the workbook (%s%s), and read all the same", sheet, facts.hidden, are, strings.Join(rows, ", "), more)
 }
 
 var (

@@ -773,3 +773,49 @@ func TestXLSXPartsOnlyWhereTheRelationshipsNameThem(t *testing.T) {
 		}
 	}
 }
+
+// A hidden first sheet is not the one applied: a spreadsheet opens on the
+// first visible sheet, and that one is read, unless --sheet names the
+// hidden one. Hidden rows are read, as the file holds them, and a note
+// names them.
+func TestXLSXHiddenSheetsAndRows(t *testing.T) {
+	for _, state := range []string{"hidden", "veryHidden"} {
+		data := workbook(t, "Old", func(f *excelize.File, _ string) {
+			f.SetSheetRow("Old", "A1", &[]any{"wbsElementCode", "description"})
+			f.SetSheetRow("Old", "A2", &[]any{"S-1", "old"})
+			f.NewSheet("WBS")
+			f.SetSheetRow("WBS", "A1", &[]any{"wbsElementCode", "description"})
+			f.SetSheetRow("WBS", "A2", &[]any{"S-1", "new"})
+			f.SetActiveSheet(1)
+		})
+		data = rezip(t, data, func(name string, body []byte) []byte {
+			if name == "xl/workbook.xml" {
+				return bytes.Replace(body, []byte(`<sheet name="Old"`), []byte(`<sheet name="Old" state="`+state+`"`), 1)
+			}
+			return body
+		})
+		f := parseXLSX(t, data, ReadOptions{})
+		if len(f.Problems) != 0 || len(f.Records) != 1 || *f.Records[0].Description != "new" {
+			t.Errorf("%s first sheet: %+v\n%s", state, f.Records, problems(f))
+		}
+		f = parseXLSX(t, data, ReadOptions{Sheet: "old"})
+		if len(f.Problems) != 0 || len(f.Records) != 1 || *f.Records[0].Description != "old" {
+			t.Errorf("%s sheet named by --sheet: %+v\n%s", state, f.Records, problems(f))
+		}
+	}
+
+	data := workbook(t, "WBS", func(f *excelize.File, sheet string) {
+		f.SetSheetRow(sheet, "A1", &[]any{"wbsElementCode", "description"})
+		for i := 2; i <= 14; i++ {
+			f.SetSheetRow(sheet, fmt.Sprintf("A%d", i), &[]any{fmt.Sprintf("R-%d", i), "row"})
+			if i%2 == 0 {
+				f.SetRowVisible(sheet, i, false)
+			}
+		}
+	})
+	f := parseXLSX(t, data, ReadOptions{})
+	want := "WBS: 7 rows are hidden in the workbook (2, 4, 6, 8, 10, 12, 14), and read all the same"
+	if len(f.Problems) != 0 || len(f.Records) != 13 || len(f.Notes) != 1 || f.Notes[0] != want {
+		t.Fatalf("%d records, notes %q\n%s", len(f.Records), f.Notes, problems(f))
+	}
+}

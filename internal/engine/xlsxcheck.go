@@ -57,7 +57,14 @@ func (f *cellFault) Error() string { return f.sheet + "!" + f.cell + ": " + f.ms
 //     Only the cells of the sheet read count (sheet, or the first when
 //     ""), or of every sheet where the workbook does not say which part
 //     that is.
-func checkZip(data []byte, sheet string) error {
+func checkZip(data []byte, sheet string) (read sheetFacts, err error) {
+	err = checkZipParts(data, sheet, &read)
+	return read, err
+}
+
+// checkZipParts is checkZip, which sets *read to the facts of the sheet
+// read, where the workbook says which part that is.
+func checkZipParts(data []byte, sheet string, readFacts *sheetFacts) error {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return errNotZip
@@ -154,10 +161,11 @@ func checkZip(data []byte, sheet string) error {
 	}
 	read := "" // the part of the sheet read, where the workbook says
 	for _, s := range order {
-		if sheet == "" || strings.EqualFold(s.name, sheet) {
+		if sheet == "" && !s.hidden || sheet != "" && strings.EqualFold(s.name, sheet) {
 			read = s.part
 			if facts, ok := sheets[s.part]; ok {
 				sheets = map[string]sheetFacts{s.part: facts}
+				*readFacts = facts
 			}
 			break
 		}
@@ -295,9 +303,16 @@ type sheetFacts struct {
 	// -1 when none does, and highestCell that cell.
 	highest     int
 	highestCell string
+	// hidden counts the rows of the sheet's data that are hidden, and
+	// hiddenRows are the first of their numbers.
+	hidden     int
+	hiddenRows []int
 	fault       *cellFault // the first cell excelize would misread
 	err         error      // errTextTooLong, or nil
 }
+
+// maxHiddenRowsNamed bounds the hidden rows a note names.
+const maxHiddenRowsNamed = 10
 
 // The bounds of a sheet, as a spreadsheet has them.
 const (
@@ -371,6 +386,11 @@ func scanSheet(r io.Reader) sheetFacts {
 					facts.fault = &cellFault{cell: fmt.Sprintf("A%d", next), msg: fmt.Sprintf("row %d comes after row %d: the file is damaged", next, row)}
 				}
 				row, col = next, 0
+				if h := attr(el, "hidden"); h == "1" || h == "true" {
+					if facts.hidden++; len(facts.hiddenRows) < maxHiddenRowsNamed {
+						facts.hiddenRows = append(facts.hiddenRows, row)
+					}
+				}
 				if row > maxSheetRows {
 					fault(fmt.Sprintf("a row past the sheet's last, %d: the file is damaged", maxSheetRows))
 				}
@@ -594,8 +614,12 @@ func resolveTarget(target, dir string) string {
 	return strings.ToLower(strings.TrimPrefix(path.Clean("/"+target), "/"))
 }
 
-// sheetPart is a sheet of a workbook and its part, lower case.
-type sheetPart struct{ name, part string }
+// sheetPart is a sheet of a workbook and its part, lower case, and
+// whether it is hidden (its state hidden or veryHidden).
+type sheetPart struct {
+	name, part string
+	hidden     bool
+}
 
 // sheetParts are the sheets of a workbook in its order, with their parts,
 // from the workbook part and its relationships, whose targets are relative
@@ -622,9 +646,13 @@ func sheetParts(workbook, rels []byte, dir string) []sheetPart {
 	}
 	var parts []sheetPart
 	for _, s := range wb.Sheets {
+		hidden := false
+		for _, a := range s.Attr {
+			hidden = hidden || a.Name.Local == "state" && a.Name.Space == "" && (a.Value == "hidden" || a.Value == "veryHidden")
+		}
 		for _, a := range s.Attr {
 			if target, ok := targets[a.Value]; ok && a.Name.Local == "id" {
-				parts = append(parts, sheetPart{name: s.Name, part: target})
+				parts = append(parts, sheetPart{name: s.Name, part: target, hidden: hidden})
 			}
 		}
 	}

@@ -439,6 +439,9 @@ func readFile(o *Options) (*engine.File, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	for _, n := range parsed.Notes {
+		fmt.Fprintln(o.IO.ErrOut, "note: "+output.Escape(n))
+	}
 	for _, p := range parsed.Problems {
 		fmt.Fprintln(o.IO.ErrOut, output.Escape(p.String()))
 	}
