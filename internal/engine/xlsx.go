@@ -33,6 +33,11 @@ const dateMarker = "\u2063wbsctl:date\u2063"
 // format, say.
 const formatMarker = "\u2063wbsctl:format\u2063"
 
+// hiddenMarker is what a cell reads as whose number format hides its
+// value, such as ;;;: a spreadsheet shows nothing, though the file holds
+// the value.
+const hiddenMarker = "\u2063wbsctl:hidden\u2063"
+
 // sheetPlace names the cells of the sheet read.
 type sheetPlace struct {
 	name string // quoted as a reference needs it
@@ -231,6 +236,9 @@ func (p *parser) refuseDates(row int, cols []string, t *table) bool {
 		case strings.Contains(c, formatMarker):
 			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Code: t.code(cols), Field: field,
 				Message: "is a number in a format wbsctl cannot show as a spreadsheet does (conditional, engineering or currency): format the column as text and type the value again"})
+		case strings.Contains(c, hiddenMarker):
+			p.problem(Problem{Line: row, Cell: p.sheet.cell(row, i), Code: t.code(cols), Field: field,
+				Message: "has a number format that hides its value (such as ;;;), though the file holds one: clear the cell's format"})
 		default:
 			continue
 		}
@@ -250,6 +258,8 @@ func (p *parser) refuseHeaderDates(row int, cols []string) bool {
 			what = "a date"
 		case strings.Contains(c, formatMarker):
 			what = "a formatted number"
+		case strings.Contains(c, hiddenMarker):
+			what = "hidden by its format"
 		default:
 			continue
 		}
@@ -308,7 +318,7 @@ func markDates(wb *excelize.File) error {
 	// A format is a date's when any of its codes is: excelize shows the
 	// first of one id, or its formatCode16, where a spreadsheet may show
 	// another.
-	type format struct{ date, unshown bool }
+	type format struct{ date, unshown, hides bool }
 	custom := map[int]format{}
 	if styles.NumFmts != nil {
 		for _, f := range styles.NumFmts.NumFmt {
@@ -316,10 +326,11 @@ func markDates(wb *excelize.File) error {
 			custom[f.NumFmtID] = format{
 				date:    had.date || isDateFormat(f.FormatCode) || isDateFormat(f.FormatCode16),
 				unshown: had.unshown || dup || unshownFormat(f.FormatCode) || unshownFormat(f.FormatCode16),
+				hides:   had.hides || hidingFormat(f.FormatCode) || hidingFormat(f.FormatCode16),
 			}
 		}
 	}
-	var dates, unshown []int
+	var dates, unshown, hidden []int
 	for i, xf := range styles.CellXfs.Xf {
 		if xf.NumFmtID == nil {
 			continue
@@ -327,6 +338,8 @@ func markDates(wb *excelize.File) error {
 		id := *xf.NumFmtID
 		f, ok := custom[id]
 		switch {
+		case ok && f.hides:
+			hidden = append(hidden, i)
 		case ok && f.date || !ok && isBuiltInDate(id):
 			dates = append(dates, i)
 		case ok && f.unshown || !ok && (id >= 5 && id <= 8 || id == 48):
@@ -336,11 +349,12 @@ func markDates(wb *excelize.File) error {
 	for _, marked := range []struct {
 		xfs    []int
 		marker string
-	}{{dates, dateMarker}, {unshown, formatMarker}} {
+	}{{dates, dateMarker}, {unshown, formatMarker}, {hidden, hiddenMarker}} {
 		if len(marked.xfs) == 0 {
 			continue
 		}
-		code := `"` + marked.marker + `"`
+		// The marker in every section, the text's too.
+		code := strings.Repeat(`"`+marked.marker+`";`, 3) + `"` + marked.marker + `"`
 		idx, err := wb.NewStyle(&excelize.Style{CustomNumFmt: &code})
 		if err != nil {
 			return err
@@ -351,6 +365,50 @@ func markDates(wb *excelize.File) error {
 		}
 	}
 	return nil
+}
+
+// hidingFormat reports whether the format code hides a value the cell
+// holds: a text section without @ (;;; or ;;;"-"), or number sections
+// that are all empty (;; or ;;;@).
+func hidingFormat(code string) bool {
+	if code == "" {
+		return false
+	}
+	var sections []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case quoted:
+			if quoted = c != '"'; !quoted {
+				cur.WriteByte('q') // a literal: something shown
+			}
+		case c == '"':
+			quoted = true
+		case c == '\\' && i+1 < len(code):
+			i++
+			cur.WriteByte('q')
+		case c == ';':
+			sections = append(sections, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	sections = append(sections, cur.String())
+	if len(sections) >= 4 && !strings.Contains(sections[3], "@") {
+		return true
+	}
+	if len(sections) < 2 {
+		return false
+	}
+	for _, s := range sections[:min(3, len(sections))] {
+		if strings.TrimSpace(s) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // unshownFormat reports whether excelize shows a number in the format

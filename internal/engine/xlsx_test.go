@@ -819,3 +819,68 @@ func TestXLSXHiddenSheetsAndRows(t *testing.T) {
 		t.Fatalf("%d records, notes %q\n%s", len(f.Records), f.Notes, problems(f))
 	}
 }
+
+// A cell is read as a spreadsheet shows it, or refused naming it: half of
+// a character escaped as Excel writes an emoji (excelize drops it), a
+// format that hides the value (;;;), a number spreadsheets each show their
+// own way (past 15 digits, or far below 1).
+func TestXLSXCellsShownOtherwiseAreRefused(t *testing.T) {
+	one := func(value any, style string, change func(name string, body []byte) []byte) []byte {
+		data := workbook(t, "WBS", func(f *excelize.File, sheet string) {
+			f.SetSheetRow(sheet, "A1", &[]any{"wbsElementCode", "description"})
+			f.SetSheetRow(sheet, "A2", &[]any{"A-1", value})
+			if style != "" {
+				st, err := f.NewStyle(&excelize.Style{CustomNumFmt: &style})
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.SetCellStyle(sheet, "B2", "B2", st)
+			}
+		})
+		if change != nil {
+			data = rezip(t, data, change)
+		}
+		return data
+	}
+	surrogate := func(with string) func(string, []byte) []byte {
+		return func(name string, body []byte) []byte {
+			if name == "xl/sharedStrings.xml" || name == "xl/worksheets/sheet1.xml" {
+				return bytes.ReplaceAll(body, []byte("SURR"), []byte(with))
+			}
+			return body
+		}
+	}
+	inlineSurrogate := withSheet(t, sheetXML(inline(1, "wbsElementCode", "description")+inline(2, "A-1", "_xD83D__xDE00_ smile")))
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string // the problem, or "" for the description read
+		read string
+	}{
+		{"an emoji escaped as a surrogate pair", one("SURR smile", "", surrogate("_xD83D__xDE00_")), "WBS!B2: holds _xD83D_, half of a character", ""},
+		{"half of a character alone", one("SURR", "", surrogate("_xDE00_")), "WBS!B2: holds _xDE00_, half of a character", ""},
+		{"an inline string with a surrogate pair", inlineSurrogate, "WBS!B2: holds _xD83D_, half of a character", ""},
+		{"a character escaped whole", one("SURR smile", "", surrogate("_x00E4_")), "", "ä smile"},
+		{"text under ;;;", one("hidden text", ";;;", nil), `WBS!B2 (code "A-1"): description: has a number format that hides its value`, ""},
+		{"a number under ;;;", one(7, ";;;", nil), `WBS!B2 (code "A-1"): description: has a number format that hides its value`, ""},
+		{"text under a format that replaces it", one("text", `0;-0;0;"n/a"`, nil), "hides its value", ""},
+		{"text under a format with a text section", one("text", `0.00;-0.00;0.00;@`, nil), "", "text"},
+		{"1e20", one(1e20, "", nil), "WBS!B2: holds the number 100000000000000000000, which spreadsheets show rounded or in scientific notation", ""},
+		{"twenty digits", one(12345678901234567890.0, "", nil), "WBS!B2: holds the number 12345678901234500000", ""},
+		{"1E-11", one(1e-11, "", nil), "WBS!B2: holds the number 0.00000000001", ""},
+		{"fifteen digits", one(123456789012345.0, "", nil), "", "123456789012345"},
+		{"a tenth and two", one(0.1+0.2, "", nil), "", "0.3"},
+		{"a formula whose value is a shared string", withSheet(t, sheetXML(inline(1, "wbsElementCode", "description")+
+			`<row r="2"><c r="A2" t="inlineStr"><is><t>A-1</t></is></c><c r="B2" t="s"><f>1+1</f><v>0</v></c></row>`)),
+			"WBS!B2: holds a formula whose value is a shared string", ""},
+	} {
+		f := parseXLSX(t, tt.data, ReadOptions{})
+		got := problems(f)
+		switch {
+		case tt.want != "" && (len(f.Records) != 0 || !strings.Contains(got, tt.want)):
+			t.Errorf("%s: %d records, problems:\n%s\nwant %q", tt.name, len(f.Records), got, tt.want)
+		case tt.want == "" && (got != "" || len(f.Records) != 1 || *f.Records[0].Description != tt.read):
+			t.Errorf("%s: %+v\n%s\nwant the description %q", tt.name, f.Records, got, tt.read)
+		}
+	}
+}

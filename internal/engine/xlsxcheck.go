@@ -98,6 +98,7 @@ func checkZipParts(data []byte, sheet string, readFacts *sheetFacts) error {
 	}
 	relsPart := path.Join(path.Dir(wbPart), "_rels", path.Base(wbPart)+".rels")
 	held := 0
+	var surrogates map[int]string // the shared strings that hold half a character, by index
 	sheets := map[string]sheetFacts{} // by part
 	tooLong := map[string]string{}    // the parts with a text too long, by part
 	var workbook, rels []byte
@@ -111,7 +112,7 @@ func checkZipParts(data []byte, sheet string, readFacts *sheetFacts) error {
 		var facts sheetFacts
 		switch lower := strings.ToLower(name); lower {
 		case strings.ToLower(sharedStringsPart):
-			held, err = countElements(counted, "si")
+			held, surrogates, err = scanSharedStrings(counted)
 		case wbPart:
 			workbook, err = io.ReadAll(io.LimitReader(counted, workbookPartInMemory))
 		case relsPart:
@@ -120,7 +121,7 @@ func checkZipParts(data []byte, sheet string, readFacts *sheetFacts) error {
 			// Any part may be a sheet, whatever its name ends with. A
 			// text too long for a cell matters only in the sheet read:
 			// an image's part holds long runs too.
-			if facts = scanSheet(counted); facts.sheet {
+			if facts = scanSheet(counted, nil); facts.sheet {
 				sheets[lower] = facts
 			}
 			if facts.err != nil {
@@ -178,6 +179,11 @@ func checkZipParts(data []byte, sheet string, readFacts *sheetFacts) error {
 	names := map[string]string{}
 	for _, s := range order {
 		names[s.part] = s.name
+	}
+	if len(surrogates) > 0 {
+		if err := findSurrogateCell(byName[read], names[read], surrogates); err != nil {
+			return err
+		}
 	}
 	for part, facts := range sheets {
 		name := names[part]
@@ -271,29 +277,94 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countElements counts the elements named local that are children of an
-// XML part's root, as excelize reads them. XML it cannot read counts as
-// far as it could: excelize judges it. The error is errTextTooLong, or
-// nil.
-func countElements(r io.Reader, local string) (int, error) {
-	n, depth := 0, 0
+// scanSharedStrings counts the shared strings of a shared-strings part,
+// and notes those that hold half a character (surrogateEscape), at most
+// maxSurrogatesNoted of them.
+func scanSharedStrings(r io.Reader) (n int, surrogates map[int]string, err error) {
+	depth := 0
 	bounded := &textBound{r: r}
 	d := newDecoder(bounded)
 	for {
 		tok, err := d.RawToken()
 		if err != nil {
-			return n, bounded.err
+			return n, surrogates, bounded.err
 		}
 		switch el := tok.(type) {
 		case xml.StartElement:
-			if depth++; depth == 2 && el.Name.Local == local {
+			if depth++; depth == 2 && el.Name.Local == "si" {
 				n++
 			}
 		case xml.EndElement:
 			depth--
+		case xml.CharData:
+			if depth < 2 || n == 0 || len(surrogates) >= maxSurrogatesNoted {
+				continue
+			}
+			if esc := surrogateEscape(el); esc != "" {
+				if surrogates == nil {
+					surrogates = map[int]string{}
+				}
+				if _, ok := surrogates[n-1]; !ok {
+					surrogates[n-1] = esc
+				}
+			}
 		}
 	}
 }
+
+// maxSurrogatesNoted bounds the shared strings noted as holding half a
+// character: one is enough to refuse the workbook.
+const maxSurrogatesNoted = 1000
+
+// surrogateEscape returns the first escape of value that is half of a
+// character, _xD800_ to _xDFFF_, such as _xD83D_ of an emoji escaped as
+// _xD83D__xDE00_, or "". excelize drops such halves, where a spreadsheet
+// joins them into the character.
+func surrogateEscape(value []byte) string {
+	for rest := value; ; {
+		i := bytes.Index(rest, []byte("_x"))
+		if i < 0 || i+7 > len(rest) {
+			return ""
+		}
+		if n, err := strconv.ParseUint(string(rest[i+2:i+6]), 16, 16); err == nil && rest[i+6] == '_' && n >= 0xd800 && n <= 0xdfff {
+			return string(rest[i : i+7])
+		}
+		rest = rest[i+1:]
+	}
+}
+
+// lostHalf is the fault of a cell that holds half of a character.
+func lostHalf(esc string) string {
+	return fmt.Sprintf("holds %s, half of a character escaped as Excel writes one (an emoji, say), which would be lost: type the text again without it, or save the workbook again in LibreOffice", esc)
+}
+
+// findSurrogateCell returns the fault of the first cell of the sheet part
+// f (the sheet name) that refers to one of the shared strings surrogates,
+// or, where the workbook does not say which part its sheet is, the
+// fault of the first such string.
+func findSurrogateCell(f *zip.File, name string, surrogates map[int]string) error {
+	if f != nil {
+		rc, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("the part %s: %w", f.Name, err)
+		}
+		facts := scanSheet(rc, surrogates)
+		rc.Close()
+		if facts.fault == nil {
+			return nil // no cell of the sheet read refers to one
+		}
+		facts.fault.sheet = name
+		return facts.fault
+	}
+	first := -1
+	for i := range surrogates {
+		if first < 0 || i < first {
+			first = i
+		}
+	}
+	return fmt.Errorf("its shared string %d %s", first, lostHalf(surrogates[first]))
+}
+
 
 // sheetFacts is what scanSheet reads of a part.
 type sheetFacts struct {
@@ -307,6 +378,9 @@ type sheetFacts struct {
 	// hiddenRows are the first of their numbers.
 	hidden     int
 	hiddenRows []int
+	// surrogates are the shared strings that hold half a character, by
+	// index: a cell that refers to one is a fault.
+	surrogates map[int]string
 	fault       *cellFault // the first cell excelize would misread
 	err         error      // errTextTooLong, or nil
 }
@@ -326,8 +400,8 @@ const (
 // is a fault: a row outside the sheet's data or in another namespace
 // (excelize reads every row element of the part), a value a cell's type
 // cannot hold, an attribute given twice.
-func scanSheet(r io.Reader) sheetFacts {
-	facts := sheetFacts{highest: -1}
+func scanSheet(r io.Reader, surrogates map[int]string) sheetFacts {
+	facts := sheetFacts{highest: -1, surrogates: surrogates}
 	bounded := &textBound{r: r}
 	d := newDecoder(bounded)
 	var (
@@ -416,13 +490,15 @@ func scanSheet(r io.Reader) sheetFacts {
 				formula = true
 			case depth == cellDepth+1 && local == "v":
 				inValue, valued = true, true
+			case depth > cellDepth+1 && local == "t" && typ == "inlineStr":
+				inValue = true
 			}
 		case xml.EndElement:
 			depth--
 			switch el.Name.Local {
 			case "sheetData":
 				inSheetData = false
-			case "v":
+			case "v", "t":
 				inValue = false
 			case "c":
 				if inSheetData && depth == cellDepth-1 {
@@ -454,11 +530,22 @@ func checkValue(typ string, formula, valued bool, value []byte, fault func(strin
 			// Empty, as a spreadsheet shows it.
 		case err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f == 0 && math.Signbit(f):
 			fault(fmt.Sprintf("holds %q, which a spreadsheet does not show as a number: the file is damaged", value))
+		case math.Abs(f) >= 1e15 || f != 0 && math.Abs(f) < 1e-9:
+			// Past 15 digits a spreadsheet keeps no more; there, and
+			// far below 1, Excel, LibreOffice and excelize each write
+			// the number their own way (1E+20, 1E+020, 100000…).
+			fault(fmt.Sprintf("holds the number %s, which spreadsheets show rounded or in scientific notation, each its own way: format the column as text and type the value again", value))
 		}
 	case "s":
 		i, err := strconv.Atoi(strings.TrimSpace(string(value)))
-		if err != nil || i < 0 {
+		if formula {
+			// A formula's text is t="str"; excelize reads this one's
+			// index as its text, a spreadsheet calculates it anew.
+			fault("holds a formula whose value is a shared string, which no spreadsheet writes: the file is damaged")
+		} else if err != nil || i < 0 {
 			fault(fmt.Sprintf("refers to shared string %q: the file is damaged", value))
+		} else if esc, ok := facts.surrogates[i]; ok {
+			fault(lostHalf(esc))
 		} else if i > facts.highest {
 			facts.highest, facts.highestCell = i, ref
 		}
@@ -480,6 +567,9 @@ func checkValue(typ string, formula, valued bool, value []byte, fault func(strin
 		// escapes; excelize gives a formula's text as written.
 		if esc := escapedChar(value); typ == "str" && esc != "" {
 			fault(fmt.Sprintf("holds the escaped character %s in a formula's text, which would be read as written: enter the text without it", esc))
+		}
+		if esc := surrogateEscape(value); typ == "inlineStr" && esc != "" {
+			fault(lostHalf(esc))
 		}
 	default:
 		fault(fmt.Sprintf("has the type %q, which no spreadsheet writes: the file is damaged", typ))
