@@ -98,7 +98,7 @@ func checkZipParts(data []byte, sheet string, readFacts *sheetFacts) error {
 	}
 	relsPart := path.Join(path.Dir(wbPart), "_rels", path.Base(wbPart)+".rels")
 	held := 0
-	var surrogates map[int]string // the shared strings that hold half a character, by index
+	var surrogates map[int]string     // the shared strings that hold half a character, by index
 	sheets := map[string]sheetFacts{} // by part
 	tooLong := map[string]string{}    // the parts with a text too long, by part
 	var workbook, rels []byte
@@ -365,7 +365,6 @@ func findSurrogateCell(f *zip.File, name string, surrogates map[int]string) erro
 	return fmt.Errorf("its shared string %d %s", first, lostHalf(surrogates[first]))
 }
 
-
 // sheetFacts is what scanSheet reads of a part.
 type sheetFacts struct {
 	sheet    bool // the part has sheetData: it is a sheet
@@ -381,8 +380,8 @@ type sheetFacts struct {
 	// surrogates are the shared strings that hold half a character, by
 	// index: a cell that refers to one is a fault.
 	surrogates map[int]string
-	fault       *cellFault // the first cell excelize would misread
-	err         error      // errTextTooLong, or nil
+	fault      *cellFault // the first cell excelize would misread
+	err        error      // errTextTooLong, or nil
 }
 
 // maxHiddenRowsNamed bounds the hidden rows a note names.
