@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -314,26 +313,6 @@ func TestCreateAnsweredExistsIsSettled(t *testing.T) {
 	}
 }
 
-// A signal that comes after the last change leaves nothing to do: the
-// run ends as if it had not come, and says so.
-func TestSignalAfterTheLastChangeLeavesNothingToDo(t *testing.T) {
-	srv := wbstest.New()
-	cmdtest.Behind(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method == http.MethodPost && r.URL.Path == "/v1/wbs-elements" {
-			syscall.Kill(os.Getpid(), syscall.SIGTERM)
-			// Latency, so that apply reads the signal before this,
-			// the last change, is answered.
-			time.Sleep(200 * time.Millisecond)
-		}
-		return false
-	})
-	file := writeFile(t, t.TempDir(), "f.csv", "wbsElementCode\nONLY\n")
-	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0")
-	if _, ok := srv.Element("ONLY"); code != 0 || !ok || !strings.Contains(errOut, "nothing is left to do") {
-		t.Fatalf("exit %d, created %v: %s", code, ok, errOut)
-	}
-}
-
 // apply's failure lines and problems reach the terminal escaped.
 func TestApplyFailureLinesAreEscaped(t *testing.T) {
 	hostile := "x\x1b]0;owned\x07y\x1b[2Jz\u202eq"
@@ -507,5 +486,16 @@ func TestMessagesCountInTheirOwnNumber(t *testing.T) {
 	code, _, errOut = run(t, srv, "", "apply", "-f", good, "--rate", "0")
 	if code != 0 || !strings.Contains(errOut, "(3 requests: 1 read, 1 write, 1 token exchange; 0 throttled)") {
 		t.Fatalf("one of each: exit %d: %s", code, errOut)
+	}
+}
+
+// waitFor polls cond, failing the test after a long guard: the guard only
+// catches a hang, it measures nothing.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting for %s", what)
+		}
 	}
 }

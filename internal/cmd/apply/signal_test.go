@@ -1,3 +1,5 @@
+//go:build unix
+
 package apply_test
 
 import (
@@ -32,17 +34,6 @@ func endlessList(t *testing.T, lists *atomic.Int64) *wbstest.Server {
 		fmt.Fprintf(w, `{"data":[%s],"hits":null,"next":"more-%d"}`, strings.Join(items, ","), n)
 		return true
 	})
-}
-
-// waitFor polls cond, failing the test after a long guard: the guard only
-// catches a hang, it measures nothing.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("still waiting for %s", what)
-		}
-	}
 }
 
 // result waits for the result of a run started in the background.
@@ -113,15 +104,35 @@ func TestSecondSignalStopsTheWritesAtOnce(t *testing.T) {
 	done := make(chan cmdtest.Result, 1)
 	go func() { done <- cmdtest.Run{}.Do(t, srv, "apply", "-f", file, "--rate", "0", "--concurrency", "1") }()
 	waitFor(t, "a create in flight", func() bool { return srv.Stats().Requests[wbstest.OpCreate] == 1 })
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interrupt(t)
 	select {
 	case res := <-done:
 		t.Fatalf("the first signal ended a create in flight: exit %d: %s", res.Code, res.ErrOut)
 	case <-time.After(200 * time.Millisecond):
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interrupt(t)
 	res := result(t, done)
 	if res.Code != cmdutil.ExitInterrupted || srv.Stats().Requests[wbstest.OpCreate] != 1 {
 		t.Fatalf("exit %d, %d creates: %s", res.Code, srv.Stats().Requests[wbstest.OpCreate], res.ErrOut)
+	}
+}
+
+// A signal that comes after the last change leaves nothing to do: the
+// run ends as if it had not come, and says so.
+func TestSignalAfterTheLastChangeLeavesNothingToDo(t *testing.T) {
+	srv := wbstest.New()
+	cmdtest.Behind(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/wbs-elements" {
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			// Latency, so that apply reads the signal before this,
+			// the last change, is answered.
+			time.Sleep(200 * time.Millisecond)
+		}
+		return false
+	})
+	file := writeFile(t, t.TempDir(), "f.csv", "wbsElementCode\nONLY\n")
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0")
+	if _, ok := srv.Element("ONLY"); code != 0 || !ok || !strings.Contains(errOut, "nothing is left to do") {
+		t.Fatalf("exit %d, created %v: %s", code, ok, errOut)
 	}
 }

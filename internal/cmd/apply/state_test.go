@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -175,7 +174,7 @@ func TestStateAfterAnInterruptedRun(t *testing.T) {
 		done <- cmdtest.Run{}.Do(t, srv, "apply", "-f", changed, "--state", state, "--rate", "0", "--concurrency", "2")
 	}()
 	waitFor(t, "updates to start", func() bool { return srv.Stats().Requests[wbstest.OpUpdate] >= 20 })
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interrupt(t)
 	res := <-done
 	if res.Code != cmdutil.ExitInterrupted {
 		t.Fatalf("interrupted run: exit %d: %s", res.Code, res.ErrOut)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package element_test
 
 import (
