@@ -67,7 +67,7 @@ func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	fl.StringVar(&g.Profile, "profile", "", "`NAME` of a profile saved by wbsctl auth login (env WBSCTL_PROFILE)")
 	fl.StringVar(&g.BaseURL, "base-url", "", "platform base URL (env WBSCTL_BASE_URL)")
 	fl.StringVar(&g.ClientID, "client-id", "", "integration client id (env WBSCTL_CLIENT_ID)")
-	fl.StringVarP(&g.Output, "output", "o", "", "output format: table, json, yaml, csv, ndjson (default: table on a terminal, tab-separated on a pipe)")
+	fl.StringVarP(&g.Output, "output", "o", "", "output format: table, json, yaml, csv, ndjson; markdown for apply (default: table on a terminal, tab-separated on a pipe)")
 	fl.BoolVar(&g.NoHeaders, "no-headers", false, "leave out the header row")
 	fl.StringVar(&g.JQ, "jq", "", "filter the JSON output with a jq expression")
 	fl.StringVar(&g.Template, "template", "", "render the JSON output with a Go template")

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -50,6 +51,13 @@ type Options struct {
 	Rate      string
 	Report    string
 	Quiet     bool
+	// StepSummary is a file that the plan or the results are appended
+	// to as Markdown: GitHub Actions' $GITHUB_STEP_SUMMARY, unless
+	// --no-step-summary or WBSCTL_NO_STEP_SUMMARY=1.
+	StepSummary string
+	// Annotate prints each problem of the file as a GitHub Actions
+	// workflow command too, on the file's own line (GITHUB_ACTIONS=true).
+	Annotate bool
 
 	// Sheet, Delimiter and Encoding say how to read the file where its
 	// bytes do not.
@@ -72,6 +80,7 @@ func (o *Options) interrupted() *cmdutil.Interrupted {
 // NewCmdApply returns `wbsctl apply`.
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Deps: f.Deps()}
+	noStepSummary := false
 	cmd := &cobra.Command{
 		Use:         "apply (-f FILE | --plan PLAN)",
 		Annotations: map[string]string{cmdutil.OwnSignals: "stops starting work"},
@@ -99,6 +108,12 @@ A saved plan (--dry-run --out) is checked before it runs: a record that
 does not give its after, an action that does not fit its before and
 after, a step given twice, or a delete in a plan made without --prune is
 refused with exit 2 and nothing sent. --plan P --dry-run prints it.
+
+In CI: -o markdown prints the plan, or the results, as a GitHub-flavoured
+Markdown table for a pull-request comment; on GitHub Actions the same is
+appended to the job summary ($GITHUB_STEP_SUMMARY; --no-step-summary
+turns it off) and each problem of the file is shown on its own line of
+the file (GITHUB_ACTIONS=true).
 Plans and states are written 0600 beside their target and renamed into
 place; the folder is left as it is.`,
 		Example: `  wbsctl apply -f wbs-elements.csv
@@ -112,6 +127,10 @@ place; the folder is left as it is.`,
 			if err := opts.check(); err != nil {
 				return err
 			}
+			if !noStepSummary && f.Getenv("WBSCTL_NO_STEP_SUMMARY") != "1" {
+				opts.StepSummary = f.Getenv("GITHUB_STEP_SUMMARY")
+			}
+			opts.Annotate = f.Getenv("GITHUB_ACTIONS") == "true"
 			run := cmdutil.Pick(runF, Run)
 			ctx, stop := onSignals(cmd.Context(), opts)
 			defer stop()
@@ -140,6 +159,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
+	fl.BoolVar(&noStepSummary, "no-step-summary", false, "do not append the plan or results to $GITHUB_STEP_SUMMARY (also WBSCTL_NO_STEP_SUMMARY=1)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("encoding", cobra.FixedCompletions([]string{"windows-1252", "iso-8859-1", "utf-8"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -337,6 +357,14 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	fmt.Fprintf(o.IO.ErrOut, "%s in %s\n", sum, time.Since(start).Round(time.Millisecond))
+	if mode := o.Mode(); mode.Format == markdownFormat && !mode.Filter {
+		if err := writeResultsMarkdown(cmdutil.DataOut(o.IO), results, sum); err != nil {
+			return err
+		}
+	}
+	if err := appendStepSummary(o, func(w io.Writer) error { return writeResultsMarkdown(w, results, sum) }); err != nil {
+		return err
+	}
 	switch {
 	case sum.Interrupted:
 		return fmt.Errorf("%w: run the same command again to finish", o.interrupted())
@@ -444,6 +472,9 @@ func readFile(o *Options) (*engine.File, string, error) {
 	}
 	for _, p := range parsed.Problems {
 		fmt.Fprintln(o.IO.ErrOut, output.Escape(p.String()))
+		if o.Annotate {
+			fmt.Fprintln(o.IO.ErrOut, workflowCommand(o.File, p))
+		}
 	}
 	if len(parsed.Problems) > 0 && !o.SkipInvalid {
 		return nil, "", fmt.Errorf("%s: %s, nothing was sent: %w", o.File, engine.Count(len(parsed.Problems), "problem"), sdk.ErrValidation)
@@ -557,7 +588,14 @@ var errPending = &cmdutil.PendingError{}
 
 func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 	mode := o.Mode()
+	if err := appendStepSummary(o, func(w io.Writer) error { return writePlanMarkdown(w, plan, showUnchanged) }); err != nil {
+		return err
+	}
 	switch {
+	case mode.Format == markdownFormat && !mode.Filter:
+		if err := writePlanMarkdown(cmdutil.DataOut(o.IO), plan, showUnchanged); err != nil {
+			return err
+		}
 	case mode.Lines():
 		// One step a line, then the summary.
 		enc := json.NewEncoder(cmdutil.DataOut(o.IO))
