@@ -169,6 +169,12 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 		if hint := certificateHint(err); hint != "" {
 			doc["hint"] = hint
 		}
+		var de DataError
+		if errors.As(err, &de) {
+			for k, v := range de.ErrorData() {
+				doc[k] = v
+			}
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(doc)
@@ -210,6 +216,13 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 func clientCertificateRefused(err error) bool {
 	var te *sdk.TLSError
 	return errors.As(err, &te) && te.ClientCertificate()
+}
+
+// DataError is an error that carries data for -o json, such as the
+// problems of a file: its members are added to the error's document.
+type DataError interface {
+	error
+	ErrorData() map[string]any
 }
 
 // PendingError is a dry run that found changes, asked to say so.

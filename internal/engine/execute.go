@@ -35,6 +35,8 @@ type Result struct {
 	// Note tells how an unclear outcome was settled, such as a create
 	// whose answer was lost and that was found done on reading back.
 	Note string `json:"note,omitempty"`
+	// Problems are the problems of the file that left a record out.
+	Problems []Problem `json:"problems,omitempty"`
 }
 
 // ExecuteOptions steers Execute.

@@ -1,6 +1,9 @@
 package engine
 
-import "iter"
+import (
+	"iter"
+	"reflect"
+)
 
 // Results are the outcomes of a run: one per change of the plan, in plan
 // order, then those added (records left out as invalid). An outcome that
@@ -56,7 +59,7 @@ func (rs *Results) set(i int, r Result) {
 	ch := &rs.plan.Changes[i]
 	plain := Result{Line: int(ch.Line), Code: ch.Code, Action: ch.Action, Status: r.Status}
 	for k, s := range statuses {
-		if s == r.Status && r == plain {
+		if s == r.Status && r.Problems == nil && plain.Problems == nil && equalPlain(r, plain) {
 			rs.status[i] = uint8(k)
 			return
 		}
@@ -68,4 +71,10 @@ func (rs *Results) set(i int, r Result) {
 func (rs *Results) setStatus(i int, s Status) {
 	ch := &rs.plan.Changes[i]
 	rs.set(i, Result{Line: int(ch.Line), Code: ch.Code, Action: ch.Action, Status: s})
+}
+
+// equalPlain reports whether a and b, which hold no problems, are equal.
+func equalPlain(a, b Result) bool {
+	a.Problems, b.Problems = nil, nil
+	return reflect.DeepEqual(a, b)
 }

@@ -194,6 +194,19 @@ var ErrPlanUnusable = errors.New("the saved plan cannot be used")
 // ReadSavedPlan reads a saved plan made for baseURL and clientID and
 // checks its integrity.
 func ReadSavedPlan(path, baseURL, clientID string) (*SavedPlan, error) {
+	sp, err := ReadSavedPlanFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if sp.BaseURL != baseURL || sp.ClientID != clientID {
+		return nil, fmt.Errorf("%w: %s was made for %s as %s, not %s as %s", ErrPlanUnusable, path, sp.BaseURL, sp.ClientID, baseURL, clientID)
+	}
+	return sp, nil
+}
+
+// ReadSavedPlanFile reads a saved plan and checks its integrity, for
+// whichever platform it was made: to show it, not to carry it out.
+func ReadSavedPlanFile(path string) (*SavedPlan, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPlanUnusable, err)
@@ -202,9 +215,6 @@ func ReadSavedPlan(path, baseURL, clientID string) (*SavedPlan, error) {
 	sp, err := readSavedPlan(bufio.NewReader(f))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrPlanUnusable, path, err)
-	}
-	if sp.BaseURL != baseURL || sp.ClientID != clientID {
-		return nil, fmt.Errorf("%w: %s was made for %s as %s, not %s as %s", ErrPlanUnusable, path, sp.BaseURL, sp.ClientID, baseURL, clientID)
 	}
 	return sp, nil
 }

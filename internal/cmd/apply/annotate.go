@@ -1,11 +1,13 @@
 package apply
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // workflowCommand is p as a GitHub Actions workflow command, which the
@@ -34,4 +36,35 @@ func escapeData(s string) string {
 // escapeProperty escapes a workflow command's property value.
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// problemsError is a file with problems, of which nothing was sent. With
+// -o json the error carries them as data (cmdutil.DataError).
+type problemsError struct {
+	file     string
+	problems []engine.Problem
+}
+
+func (e *problemsError) Error() string {
+	return fmt.Sprintf("%s: %s, nothing was sent: %v", e.file, engine.Count(len(e.problems), "problem"), sdk.ErrValidation)
+}
+
+func (e *problemsError) Unwrap() error { return sdk.ErrValidation }
+
+// ErrorData is the file and its problems, each with its line (or sheet
+// and cell), code, field and message.
+func (e *problemsError) ErrorData() map[string]any {
+	return map[string]any{"file": e.file, "problems": e.problems}
+}
+
+// problemsOf are the problems that left the record r out: those of its
+// code, or of its line where they name no code.
+func problemsOf(problems []engine.Problem, r engine.Record) []engine.Problem {
+	var out []engine.Problem
+	for _, p := range problems {
+		if p.Code != "" && p.Code == r.Code || p.Code == "" && p.Line == int(r.Line) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

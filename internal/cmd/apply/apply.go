@@ -202,6 +202,12 @@ func Run(ctx context.Context, o *Options) error {
 	// A bulk load retries a 500 of a safe request too: a few more attempts
 	// cost less than a failed record.
 	c, err := o.Client(sdk.WithLimiter(limiter), sdk.WithServerErrorRetries())
+	var noCredentials *cmdutil.AuthError
+	if o.Plan != "" && o.DryRun && errors.As(err, &noCredentials) {
+		// Showing a saved plan sends nothing: a reviewer without
+		// credentials sees it too.
+		return printSavedPlan(o, nil)
+	}
 	if err != nil {
 		return err
 	}
@@ -320,7 +326,8 @@ func Run(ctx context.Context, o *Options) error {
 		_ = bar.Finish()
 	}
 	for _, r := range parsed.Invalid {
-		results.Add(engine.Result{Line: int(r.Line), Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid, Detail: "left out: invalid"})
+		results.Add(engine.Result{Line: int(r.Line), Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid,
+			Detail: "left out: invalid", Problems: problemsOf(parsed.Problems, r)})
 	}
 	if state != nil {
 		state.Finish(results)
@@ -477,7 +484,7 @@ func readFile(o *Options) (*engine.File, string, error) {
 		}
 	}
 	if len(parsed.Problems) > 0 && !o.SkipInvalid {
-		return nil, "", fmt.Errorf("%s: %s, nothing was sent: %w", o.File, engine.Count(len(parsed.Problems), "problem"), sdk.ErrValidation)
+		return nil, "", &problemsError{file: o.File, problems: parsed.Problems}
 	}
 	if o.Prune && len(parsed.Records) == 0 {
 		return nil, "", &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
@@ -521,12 +528,19 @@ func verifySavedPlan(ctx context.Context, c *sdk.Client, o *Options, opts engine
 	return plan, err
 }
 
-// readSavedPlan reads the saved plan of --plan. One that is damaged,
-// edited, another platform's or not there is a usage error, found before
-// anything was sent. A large plan is held as a large file's records are
+// readSavedPlan reads the saved plan of --plan, for the platform of c,
+// or for any when c is nil (to show it without credentials). One that is
+// damaged, edited, another platform's or not there is a usage error,
+// found before anything was sent. A large plan is held as a large file's records are
 // (see lessHeadroom).
 func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
-	saved, err := engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
+	var saved *engine.SavedPlan
+	var err error
+	if c != nil {
+		saved, err = engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
+	} else if saved, err = engine.ReadSavedPlanFile(o.Plan); err == nil {
+		fmt.Fprintf(o.IO.ErrOut, "note: with no credentials, the plan is shown as saved, for %s as %s\n", output.Escape(saved.BaseURL), output.Escape(saved.ClientID))
+	}
 	if err != nil {
 		return nil, &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
 	}

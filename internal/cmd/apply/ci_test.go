@@ -2,6 +2,7 @@ package apply_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -227,5 +228,83 @@ func TestProblemsAsWorkflowCommands(t *testing.T) {
 	}
 	if res := (cmdtest.Run{}).Do(t, srv, "apply", "-f", file, "--rate", "0"); strings.Contains(res.ErrOut, "::error") {
 		t.Errorf("workflow commands outside GitHub Actions:\n%s", res.ErrOut)
+	}
+}
+
+// A saved plan is shown by a reviewer who has no credentials: nothing is
+// sent, and the plan's platform is named.
+func TestSavedPlanShownWithoutCredentials(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := writeFile(t, dir, "f.csv", "wbsElementCode,description\nR-1,review me\n")
+	plan := filepath.Join(dir, "p.plan")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, errOut)
+	}
+	before := len(srv.Journal())
+	res := cmdtest.Run{Env: map[string]string{"WBSCTL_CLIENT_ID": "", "WBSCTL_CLIENT_SECRET": "", "WBSCTL_BASE_URL": ""}}.Do(t, srv,
+		"apply", "--plan", plan, "--dry-run", "-o", "markdown")
+	if res.Code != 0 || !strings.Contains(res.Out, "`R-1`") || !strings.Contains(res.ErrOut, "the plan is shown as saved, for "+srv.URL) || len(srv.Journal()) != before {
+		t.Fatalf("exit %d, %d requests: %s\n%s", res.Code, len(srv.Journal())-before, res.Out, res.ErrOut)
+	}
+	// Carrying it out still needs them.
+	res = cmdtest.Run{Env: map[string]string{"WBSCTL_CLIENT_ID": "", "WBSCTL_CLIENT_SECRET": "", "WBSCTL_BASE_URL": ""}}.Do(t, srv, "apply", "--plan", plan)
+	if res.Code != cmdutil.ExitAuth {
+		t.Fatalf("--plan without credentials: exit %d: %s", res.Code, res.ErrOut)
+	}
+}
+
+// A CI job reads the problems of a file as data: with -o json the error
+// names the file and each problem with its line (or cell), code, field
+// and message; with --skip-invalid the report's line of each record left
+// out carries its problems.
+func TestProblemsAsData(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := writeFile(t, dir, "bad.csv", "wbsElementCode,isActive,description\nA-1,maybe,x\nA-2,true,ok\nA-3,true,"+strings.Repeat("d", 101)+"\n")
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "-o", "json")
+	start := strings.Index(errOut, "{")
+	var doc struct {
+		ExitCode int    `json:"exitCode"`
+		File     string `json:"file"`
+		Problems []struct {
+			Line    int    `json:"line"`
+			Code    string `json:"wbsElementCode"`
+			Field   string `json:"field"`
+			Message string `json:"message"`
+		} `json:"problems"`
+	}
+	if code != cmdutil.ExitValidation || start < 0 || json.Unmarshal([]byte(errOut[start:]), &doc) != nil {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if doc.ExitCode != 5 || doc.File != file || len(doc.Problems) != 2 ||
+		doc.Problems[0].Line != 2 || doc.Problems[0].Code != "A-1" || doc.Problems[0].Field != "isActive" || !strings.Contains(doc.Problems[0].Message, `"maybe" is not a boolean`) ||
+		doc.Problems[1].Line != 4 || doc.Problems[1].Field != "description" {
+		t.Fatalf("%+v", doc)
+	}
+
+	report := filepath.Join(dir, "r.ndjson")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "--skip-invalid", "--report", report); code != cmdutil.ExitPartial {
+		t.Fatalf("--skip-invalid: exit %d: %s", code, errOut)
+	}
+	b, _ := os.ReadFile(report)
+	var left []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r map[string]any
+		json.Unmarshal([]byte(line), &r)
+		if r["status"] == "invalid" {
+			left = append(left, r)
+		}
+	}
+	if len(left) != 2 {
+		t.Fatalf("%d records left out in the report:\n%s", len(left), b)
+	}
+	for _, r := range left {
+		ps, _ := r["problems"].([]any)
+		if len(ps) != 1 || ps[0].(map[string]any)["field"] == nil || ps[0].(map[string]any)["message"] == nil {
+			t.Errorf("%v: no problem with field and message", r)
+		}
 	}
 }
