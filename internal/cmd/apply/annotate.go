@@ -1,10 +1,15 @@
 package apply
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -67,4 +72,43 @@ func problemsOf(problems []engine.Problem, r engine.Record) []engine.Problem {
 		}
 	}
 	return out
+}
+
+// codeQualityIssue is a problem as a GitLab Code Quality report holds it
+// (the subset of the Code Climate format GitLab reads).
+type codeQualityIssue struct {
+	Description string `json:"description"`
+	CheckName   string `json:"check_name"`
+	Fingerprint string `json:"fingerprint"`
+	Severity    string `json:"severity"`
+	Location    struct {
+		Path  string `json:"path"`
+		Lines struct {
+			Begin int `json:"begin"`
+		} `json:"lines"`
+	} `json:"location"`
+}
+
+// writeCodeQuality writes problems of file to path as a GitLab Code
+// Quality report: an issue a problem, on its line (1 where it has none),
+// its fingerprint a digest of where and what it is, so that GitLab tells
+// a problem fixed from one still there.
+func writeCodeQuality(path, file string, problems []engine.Problem) error {
+	issues := make([]codeQualityIssue, 0, len(problems))
+	for _, p := range problems {
+		var is codeQualityIssue
+		is.Description = p.String()
+		is.CheckName = "wbsctl/" + cmp.Or(p.Field, "file")
+		is.Severity = "major"
+		is.Location.Path = file
+		is.Location.Lines.Begin = max(p.Line, 1)
+		sum := sha256.Sum256([]byte(file + "\x00" + p.Place() + "\x00" + p.Code + "\x00" + p.Field + "\x00" + p.Message))
+		is.Fingerprint = hex.EncodeToString(sum[:16])
+		issues = append(issues, is)
+	}
+	b, err := json.MarshalIndent(issues, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(b, '\n'), 0o644)
 }

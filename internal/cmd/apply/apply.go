@@ -55,6 +55,9 @@ type Options struct {
 	// to as Markdown: GitHub Actions' $GITHUB_STEP_SUMMARY, unless
 	// --no-step-summary or WBSCTL_NO_STEP_SUMMARY=1.
 	StepSummary string
+	// CodeQuality is a file to write the problems of the file to, as a
+	// GitLab Code Quality report.
+	CodeQuality string
 	// Annotate prints each problem of the file as a GitHub Actions
 	// workflow command too, on the file's own line (GITHUB_ACTIONS=true).
 	Annotate bool
@@ -159,6 +162,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
+	fl.StringVar(&opts.CodeQuality, "codequality", "", "write the file's problems to this `FILE` as a GitLab Code Quality report (an empty list when there are none)")
 	fl.BoolVar(&noStepSummary, "no-step-summary", false, "do not append the plan or results to $GITHUB_STEP_SUMMARY (also WBSCTL_NO_STEP_SUMMARY=1)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("encoding", cobra.FixedCompletions([]string{"windows-1252", "iso-8859-1", "utf-8"}, cobra.ShellCompDirectiveNoFileComp))
@@ -393,6 +397,8 @@ func (o *Options) check() error {
 		return usage("-f and --plan cannot be used together: a saved plan carries its steps")
 	case o.Plan != "" && (o.Prune || o.SkipInvalid || o.Out != ""):
 		return usage("--plan carries out a saved plan as it is: --prune, --skip-invalid and --out belong to making it")
+	case o.Plan != "" && o.CodeQuality != "":
+		return usage("--plan reads no file: --codequality reports the problems of -f")
 	case o.Plan != "" && (o.Format != "" || o.Sheet != "" || o.Delimiter != "" || o.Encoding != ""):
 		return usage("--plan carries out a saved plan as it is: --format, --sheet, --delimiter and --encoding read the file it was made from")
 	case o.Out != "" && !o.DryRun:
@@ -473,6 +479,11 @@ func readFile(o *Options) (*engine.File, string, error) {
 	parsed, err := engine.ParseBytes(data, format, read)
 	if err != nil {
 		return nil, "", err
+	}
+	if o.CodeQuality != "" {
+		if err := writeCodeQuality(o.CodeQuality, o.File, parsed.Problems); err != nil {
+			return nil, "", fmt.Errorf("--codequality: %w", err)
+		}
 	}
 	for _, n := range parsed.Notes {
 		fmt.Fprintln(o.IO.ErrOut, "note: "+output.Escape(n))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"golang.org/x/net/html"
@@ -306,5 +307,83 @@ func TestProblemsAsData(t *testing.T) {
 		if len(ps) != 1 || ps[0].(map[string]any)["field"] == nil || ps[0].(map[string]any)["message"] == nil {
 			t.Errorf("%v: no problem with field and message", r)
 		}
+	}
+}
+
+// codeQualitySchema is the GitLab Code Quality report as GitLab's
+// documentation gives it: an array of issues, each with a description,
+// check_name, fingerprint, severity and location (path and lines.begin).
+const codeQualitySchema = `{
+  "type": "array",
+  "items": {
+    "type": "object",
+    "required": ["description", "check_name", "fingerprint", "severity", "location"],
+    "properties": {
+      "description": {"type": "string", "minLength": 1},
+      "check_name": {"type": "string", "minLength": 1},
+      "fingerprint": {"type": "string", "minLength": 1},
+      "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
+      "location": {
+        "type": "object",
+        "required": ["path", "lines"],
+        "properties": {
+          "path": {"type": "string", "minLength": 1},
+          "lines": {"type": "object", "required": ["begin"], "properties": {"begin": {"type": "integer", "minimum": 1}}}
+        }
+      }
+    }
+  }
+}`
+
+// --codequality writes the file's problems as a GitLab Code Quality
+// report that GitLab's format accepts: three problems, three issues on
+// their lines, fingerprints each once; a good file, an empty list.
+func TestCodeQualityReport(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.csv", "wbsElementCode,isActive,description\nA-1,maybe,x\nA-2,true,ok\nA-3,true,"+strings.Repeat("d", 101)+"\nA-4,sometimes,y\n")
+	report := filepath.Join(dir, "gl-code-quality-report.json")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", bad, "--rate", "0", "--codequality", report); code != cmdutil.ExitValidation {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	c := jsonschema.NewCompiler()
+	doc, _ := jsonschema.UnmarshalJSON(strings.NewReader(codeQualitySchema))
+	if err := c.AddResource("cq.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	schema := c.MustCompile("cq.json")
+	b, _ := os.ReadFile(report)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	var issues []struct {
+		Fingerprint string `json:"fingerprint"`
+		Location    struct {
+			Path  string              `json:"path"`
+			Lines struct{ Begin int } `json:"lines"`
+		} `json:"location"`
+	}
+	json.Unmarshal(b, &issues)
+	seen, lines := map[string]bool{}, map[int]bool{}
+	for _, is := range issues {
+		if is.Location.Path != bad || seen[is.Fingerprint] {
+			t.Fatalf("%+v:\n%s", is, b)
+		}
+		seen[is.Fingerprint], lines[is.Location.Lines.Begin] = true, true
+	}
+	if len(issues) != 3 || !lines[2] || !lines[4] || !lines[5] {
+		t.Fatalf("issues on lines %v, want 2, 4 and 5:\n%s", lines, b)
+	}
+	good := writeFile(t, dir, "good.csv", "wbsElementCode\nG-1\n")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", good, "--rate", "0", "--dry-run", "--codequality", report); code != 0 {
+		t.Fatalf("good file: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(report); strings.TrimSpace(string(b)) != "[]" {
+		t.Fatalf("a good file's report: %s", b)
 	}
 }
