@@ -88,8 +88,8 @@ func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 		Use:         "apply (-f FILE | --plan PLAN)",
 		Annotations: map[string]string{cmdutil.OwnSignals: "stops starting work"},
 		Short:       "Make the platform hold the WBS elements of a file",
-		Long: `Make the platform hold the WBS elements of a file (CSV, JSON, NDJSON or
-YAML, by extension or --format). The whole file is checked first: with any
+		Long: `Make the platform hold the WBS elements of a file (CSV, JSON, NDJSON,
+YAML or an .xlsx workbook, by extension or --format). The whole file is checked first: with any
 problem nothing is sent and wbsctl exits with 5, unless --skip-invalid.
 Then the current state is read and a plan made (create, update,
 unchanged, and with --prune delete); --dry-run prints it and stops.
@@ -143,7 +143,7 @@ place; the folder is left as it is.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.File, "file", "f", "", "file to apply, - for stdin")
 	fl.StringVar(&opts.Format, "format", "", "csv, json, ndjson, yaml or xlsx (default: by extension)")
-	fl.StringVar(&opts.Sheet, "sheet", "", "the sheet of an .xlsx workbook to read (default: the first)")
+	fl.StringVar(&opts.Sheet, "sheet", "", "the sheet of an .xlsx workbook to read, a hidden one too (default: the first visible)")
 	fl.StringVar(&opts.Delimiter, "delimiter", "", "what separates the cells of CSV: ',', ';' or tab (default: found from the header)")
 	fl.StringVar(&opts.Encoding, "encoding", "", "the encoding of a text file: windows-1252, iso-8859-1 or utf-8 (default: UTF-8, or UTF-16 by its byte-order mark)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan and change nothing")

@@ -1,7 +1,9 @@
-// Command gendocs writes the man pages of wbsctl into a folder, for the
-// release archives and packages:
+// Command gendocs writes the documentation cobra generates from wbsctl's
+// commands: the man pages, for the release archives and packages, or the
+// command reference in Markdown, docs/cli:
 //
-//	go run ./internal/tools/gendocs DIR
+//	go run ./internal/tools/gendocs DIR            # man pages
+//	go run ./internal/tools/gendocs -markdown DIR  # docs/cli
 //
 // It is a program of its own so that the wbsctl binary does not link the
 // Markdown and man page renderers, whose package initialisation would slow
@@ -19,19 +21,30 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: gendocs DIR")
+	args := os.Args[1:]
+	markdown := len(args) == 2 && args[0] == "-markdown"
+	if markdown {
+		args = args[1:]
+	}
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: gendocs [-markdown] DIR")
 		os.Exit(2)
 	}
-	dir := os.Args[1]
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := generate(args[0], markdown); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+}
+
+// generate writes the man pages, or the Markdown reference, into dir.
+func generate(dir string, markdown bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	cmd := root.NewCmdRoot(cmdutil.New(iostreams.System()))
 	cmd.DisableAutoGenTag = true
-	if err := doc.GenManTree(cmd, &doc.GenManHeader{Title: "WBSCTL", Section: "1", Source: "wbsctl"}, dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	if markdown {
+		return doc.GenMarkdownTree(cmd, dir)
 	}
+	return doc.GenManTree(cmd, &doc.GenManHeader{Title: "WBSCTL", Section: "1", Source: "wbsctl"}, dir)
 }
