@@ -63,8 +63,9 @@ func NewCmdServe(io *iostreams.IOStreams, runF func(context.Context, *Options) e
 		Long: `Run the reference server: a stateful fake of the platform's WBS element
 interface, for trying wbsctl and testing code without an account.
 
-Without --credential it makes up one credential and prints it. It prints its
-base URL on the first line of standard output, logs one line per request on
+Without --credential it makes up one credential and prints it, with the
+export line that points wbsctl in another shell at the server. It prints
+its base URL on the first line of standard output, logs one line per request on
 standard error, and stops cleanly on SIGINT or SIGTERM.
 
 With --tls it serves https with a self-signed certificate it makes at start
@@ -188,6 +189,11 @@ func Run(ctx context.Context, opts *Options) error {
 		// The server's own, made-up credential: printing it is how a
 		// newcomer gets to use it.
 		fmt.Fprintf(opts.IO.Out, "client id:     %s\nclient secret: %s\n", srv.ClientID, srv.ClientSecret)
+		env := fmt.Sprintf("export WBSCTL_BASE_URL=%s WBSCTL_CLIENT_ID=%s WBSCTL_CLIENT_SECRET=%s", baseURL, srv.ClientID, srv.ClientSecret)
+		if caFile != "" {
+			env += " WBSCTL_CA_FILE=" + caFile
+		}
+		fmt.Fprintf(opts.IO.Out, "\nto use it from another shell, paste:\n%s\n", env)
 	}
 	if opts.Ready != nil {
 		opts.Ready(baseURL)

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,12 @@ func TestServeGeneratesAndPrintsACredential(t *testing.T) {
 	lines := strings.Split(out.String(), "\n")
 	if len(lines) < 3 || !strings.HasPrefix(lines[1], "client id:     integrationhub-") || !strings.HasPrefix(lines[2], "client secret: ") {
 		t.Fatalf("output %q (base %s)", out.String(), base)
+	}
+	// The line a newcomer pastes to use it, which works as pasted.
+	id, secret := strings.TrimPrefix(lines[1], "client id:     "), strings.TrimPrefix(lines[2], "client secret: ")
+	want := "export WBSCTL_BASE_URL=" + base + " WBSCTL_CLIENT_ID=" + id + " WBSCTL_CLIENT_SECRET=" + secret
+	if !slices.Contains(lines, want) {
+		t.Fatalf("no line %q in %q", want, out.String())
 	}
 }
 
