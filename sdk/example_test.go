@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
@@ -140,4 +141,86 @@ func ExampleWithRateLimit() {
 	// What the platform said of its window, with every answer.
 	fmt.Println(ack.Rate.Limit, ack.Rate.Remaining)
 	// Output: 240 239
+}
+
+// A create of a code that exists, or whose outcome is unknown, becomes an
+// update; docs/testing.md shows the same lines.
+func ExampleWBSElementsService_Create_createOrUpdate() {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "P-1", Description: sdk.Ptr("old"), IsActive: false})
+	c, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+	ctx := context.Background()
+	req := &sdk.CreateWBSElementRequest{Code: "P-1", Description: sdk.Ptr("new")} // IsActive left out: active
+
+	_, err := c.WBSElements.Create(ctx, req)
+	var apiErr *sdk.APIError
+	if errors.Is(err, sdk.ErrOutcomeUnknown) || errors.As(err, &apiErr) && (apiErr.StatusCode == 400 || apiErr.StatusCode == 409) {
+		// What the create would have made: an element is active unless
+		// IsActive says false, and a description left out is left as it is.
+		upd := &sdk.UpdateWBSElementRequest{IsActive: sdk.Set(req.IsActive == nil || *req.IsActive)}
+		if req.Description != nil {
+			upd.Description = sdk.Set(*req.Description)
+		}
+		_, uerr := c.WBSElements.Update(ctx, req.Code, upd)
+		switch {
+		case uerr == nil:
+			err = nil // it existed, and now holds what req says
+		case errors.Is(uerr, sdk.ErrNotFound) && errors.Is(err, sdk.ErrOutcomeUnknown):
+			_, err = c.WBSElements.Create(ctx, req) // never made: make it
+		case !errors.Is(uerr, sdk.ErrNotFound):
+			err = uerr
+		} // absent after a 400: the refusal was of the request, and err says why
+	}
+
+	el, _ := srv.Element("P-1")
+	fmt.Println(err, *el.Description, el.IsActive)
+	// Output: <nil> new true
+}
+
+// A test of your own code against the reference server, with a fault;
+// docs/testing.md shows the first lines.
+func Example_faultsInYourTests() {
+	srv := wbstest.NewServer(wbstest.WithOrgUpdateMode(wbstest.OrgReplace))
+	defer srv.Close()
+	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+
+	srv.AddFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultDropAfterCommit, Times: 1})
+	// ... run your code, then check srv.Elements(), srv.Stats(), srv.Journal()
+	_, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{Code: "P-1"})
+	fmt.Println(errors.Is(err, sdk.ErrOutcomeUnknown), len(srv.Elements()))
+	// Output: true 1
+}
+
+// listFromTheEnvironment holds the lines of README.md's start from a Go
+// program.
+func listFromTheEnvironment(ctx context.Context) error {
+	client, err := sdk.NewClient(os.Getenv("WBSCTL_BASE_URL"),
+		sdk.WithCredentials(os.Getenv("WBSCTL_CLIENT_ID"), os.Getenv("WBSCTL_CLIENT_SECRET")))
+	if err != nil {
+		return err
+	}
+	for el, err := range client.WBSElements.All(ctx, nil) { // every page, 100 at a time
+		if err != nil {
+			return err
+		}
+		fmt.Println(el.Code, el.IsActive)
+	}
+	return nil
+}
+
+// The platform named by the environment, as wbsctl names it: here the
+// reference server.
+func Example_fromTheEnvironment() {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "P-100.01", IsActive: true})
+	for k, v := range map[string]string{"WBSCTL_BASE_URL": srv.URL, "WBSCTL_CLIENT_ID": srv.ClientID, "WBSCTL_CLIENT_SECRET": srv.ClientSecret} {
+		defer os.Setenv(k, os.Getenv(k))
+		os.Setenv(k, v)
+	}
+	fmt.Println(listFromTheEnvironment(context.Background()))
+	// Output:
+	// P-100.01 true
+	// <nil>
 }

@@ -44,7 +44,7 @@ func benchFile(f Format, n int) []byte {
 
 // BenchmarkParseFormats reads the same 20,000 records with links in each
 // format, as apply's dry run does before its first request; the ratios
-// of the formats to CSV are what the README's table shows.
+// of the formats to CSV are what docs/benchmarks.md's table shows.
 //
 //	go test -run '^$' -bench ParseFormats -count 6 ./internal/engine
 func BenchmarkParseFormats(b *testing.B) {

@@ -22,9 +22,10 @@
 //     WWW-Authenticate: Bearer.
 //   - hits is the total count of the list; next is the absolute URL of the
 //     next page (keeping pageSize), null on the last page.
-//   - pageNumber and pageSize must be integers of at least 1; pageSize is
-//     at most 100 (WithMaxPageSize). Otherwise: 400. A page past the end
-//     is a 200 with empty data. The links of an unknown element: 404.
+//   - The spec gives lists no 400: a pageNumber or pageSize below 1 is
+//     taken as 1, a pageSize above 100 (WithMaxPageSize) as 100, and one
+//     that is no integer as its default. A page past the end is a 200
+//     with empty data. The links of an unknown element: 404.
 //   - Elements are listed in creation order.
 //   - Creating a code that exists is a 400 (type .../duplicate).
 //   - An update's businessOrganizations is merged into the links by

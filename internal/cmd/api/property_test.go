@@ -140,7 +140,7 @@ func (inv invocation) args(p, elsewhere *platform, file string) []string {
 	return args
 }
 
-// promise is the request that gh's rules, as the README's api section
+// promise is the request that gh's rules, as docs/commands.md's api section
 // states them, promise for inv; refused is a command line that sends
 // nothing.
 type promise struct {

@@ -134,7 +134,7 @@ form apply also reads:
 a YAML file in a first line
   # yaml-language-server: $schema=./wbs-elements.schema.json
 and VS Code maps file names to it with "json.schemas" and "yaml.schemas"
-in settings.json (see the README).`,
+in settings.json (see docs/files.md).`,
 		Example: `  wbsctl schema > wbs-elements.schema.json
   wbsctl schema -o yaml > wbs-elements.schema.yaml`,
 		Args: cmdutil.NoArgs,
