@@ -387,3 +387,27 @@ func TestCodeQualityReport(t *testing.T) {
 		t.Fatalf("a good file's report: %s", b)
 	}
 }
+
+// The demo's own file in Markdown: one table, a row for each of its 40
+// elements and four cells a row, as a reviewer sees it on the page.
+func TestMarkdownPlanOfTheDemosFile(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	code, out, errOut := run(t, srv, "", "apply", "-f", "../../../examples/wbs-elements.csv", "--dry-run", "-o", "markdown", "--rate", "0")
+	if code != 0 || !strings.HasPrefix(out, "### wbsctl plan: 40 to create, 0 to update, 0 unchanged, 0 to delete\n") {
+		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
+	}
+	rows, cells := 0, 0
+	walk(renderGFM(t, out), func(n *html.Node) {
+		switch {
+		case n.Type != html.ElementNode:
+		case n.Data == "tr":
+			rows++
+		case n.Data == "td":
+			cells++
+		}
+	})
+	if rows != 41 || cells != 40*4 {
+		t.Fatalf("%d rows, %d cells:\n%s", rows, cells, out)
+	}
+}
