@@ -460,17 +460,6 @@ func TestSymlinksWhereApplyWritesAreNeverFollowed(t *testing.T) {
 	}
 }
 
-// export -o with a format apply cannot read is refused in the words of
-// the flag the user typed.
-func TestExportRefusesAnOutputFormatByItsFlag(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
-	code, out, errOut := run(t, srv, "", "export", "-o", "table")
-	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `-o "table": export writes a file apply reads`) || strings.Contains(errOut, "--format") {
-		t.Fatalf("export -o table: exit %d: %s", code, errOut)
-	}
-}
-
 // The messages of a run say each thing once, in agreement with what they
 // count: one problem, one read, one token exchange.
 func TestMessagesCountInTheirOwnNumber(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmd/apply"
 	"github.com/wbsctl/wbsctl/internal/cmd/auth"
 	"github.com/wbsctl/wbsctl/internal/cmd/element"
+	"github.com/wbsctl/wbsctl/internal/cmd/export"
 	"github.com/wbsctl/wbsctl/internal/cmd/flow"
 	"github.com/wbsctl/wbsctl/internal/cmd/schema"
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
@@ -38,7 +39,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd.AddCommand(
 		api.NewCmdAPI(f, nil),
 		apply.NewCmdApply(f, nil),
-		apply.NewCmdExport(f, nil),
+		export.NewCmdExport(f, nil),
 		auth.NewCmdAuth(f),
 		element.NewCmdElement(f),
 		flow.NewCmdFlow(f),

@@ -1,8 +1,10 @@
-package apply_test
+package export_test
 
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -86,4 +88,30 @@ func TestExportStopsWhole(t *testing.T) {
 			t.Fatalf("%s: the partial export does not read back: exit %d: %s\n%s", format, code, errOut, out)
 		}
 	}
+}
+
+// export -o with a format apply cannot read is refused in the words of
+// the flag the user typed.
+func TestExportRefusesAnOutputFormatByItsFlag(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	code, out, errOut := run(t, srv, "", "export", "-o", "table")
+	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `-o "table": export writes a file apply reads`) || strings.Contains(errOut, "--format") {
+		t.Fatalf("export -o table: exit %d: %s", code, errOut)
+	}
+}
+
+func run(t *testing.T, srv *wbstest.Server, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	r := cmdtest.Run{Stdin: stdin}.Do(t, srv, args...)
+	return r.Code, r.Out, r.ErrOut
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
