@@ -417,7 +417,8 @@ func (o *Options) check() error {
 	return o.checkPaths()
 }
 
-// checkPaths refuses a file to write (--out, --state, --report) that is
+// checkPaths refuses a file to write (--out, --state, --report,
+// --codequality) that is
 // a file read (-f, --plan), or another file to write, by the same name
 // or another: writing it would destroy what the run reads or writes.
 func (o *Options) checkPaths() error {
@@ -429,7 +430,7 @@ func (o *Options) checkPaths() error {
 	if o.Plan != "" {
 		read = append(read, named{"--plan", o.Plan})
 	}
-	for _, w := range []named{{"--out", o.Out}, {"--state", o.State}, {"--report", o.Report}} {
+	for _, w := range []named{{"--out", o.Out}, {"--state", o.State}, {"--report", o.Report}, {"--codequality", o.CodeQuality}} {
 		if w.path == "" {
 			continue
 		}

@@ -131,6 +131,8 @@ func TestOutputThatIsTheInputIsRefused(t *testing.T) {
 		{"-f", file, "--state", link},
 		{"-f", file, "--report", file},
 		{"-f", file, "--state", filepath.Join(dir, "s"), "--report", filepath.Join(dir, "s")},
+		{"-f", link, "--dry-run", "--codequality", file},
+		{"-f", file, "--report", filepath.Join(dir, "r"), "--codequality", filepath.Join(dir, "r")},
 	} {
 		code, _, errOut := run(t, srv, "", append([]string{"apply", "--rate", "0"}, args...)...)
 		if b, _ := os.ReadFile(file); code != cmdutil.ExitUsage || string(b) != csvFile || len(srv.Journal()) != 0 {
