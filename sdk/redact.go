@@ -82,16 +82,16 @@ func standsAlone(s string, start, end int) bool {
 	if after, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && isWordRune(lastRune) && isWordRune(after) {
 		return false
 	}
-	if utf8.RuneCountInString(secret) >= shortSecret {
+	if utf8.RuneCountInString(secret) >= shortSecret || valuePosition(s[:start]) {
+		// Where a value stands (after =, :, a quote or Bearer), even
+		// one a compound goes on from: the password of id:pw@host.
 		return true
 	}
 	if joinedBefore(s[:start]) || joinedAfter(s[end:]) {
 		return false
 	}
-	if strings.IndexFunc(secret, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 {
-		return valuePosition(s[:start])
-	}
-	return true
+	// A short word of letters alone, in prose, is a word.
+	return strings.IndexFunc(secret, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0
 }
 
 // joiners join the pieces of a compound: HTTP/1.1, 1.5, a-b, x@y, 50%.
@@ -113,14 +113,15 @@ func joinedAfter(text string) bool {
 }
 
 // valuePosition reports whether what follows text stands where a value
-// does: at the start, or after =, :, a quote or Bearer.
+// does: at the start of the text or of a line, or after =, :, a quote or
+// Bearer.
 func valuePosition(text string) bool {
 	text = strings.TrimRight(text, " \t")
 	if text == "" || strings.HasSuffix(strings.ToLower(text), "bearer") {
 		return true
 	}
 	r, _ := utf8.DecodeLastRuneInString(text)
-	return strings.ContainsRune("=:\"'`", r)
+	return strings.ContainsRune("=:\"'`\n", r)
 }
 
 func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }

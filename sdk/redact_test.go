@@ -48,6 +48,8 @@ func TestRedactionReplacesWholeValues(t *testing.T) {
 		// A short secret inside a protocol name, a number, a path or a
 		// sentence's words is left; echoed as a value, it is removed.
 		{"1", "HTTP/1.1 400 Bad Request", "HTTP/1.1 400 Bad Request"},
+		{"pw12", "https://id:pw12@platform.example/v1", "https://id:[REDACTED]@platform.example/v1"},
+		{"ab1", "token=ab1@x; first line\nab1", "token=[REDACTED]@x; first line\n[REDACTED]"},
 		{"1", "took 1.5 s, status 1", "took 1.5 s, status [REDACTED]"},
 		{"v1", "GET /v1/wbs-elements", "GET /v1/wbs-elements"},
 		{"wrong", "the client id or secret is wrong", "the client id or secret is wrong"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,9 +104,12 @@ func (p *parser) xlsx(data []byte) []Record {
 	case len(sheets) == 0:
 		p.problem(Problem{Message: "the workbook has no sheet"})
 		return nil
+	case sheet == "" && slices.Contains(sheets, facts.name):
+		// The sheet the pre-scan checked: the first visible one.
+		sheet = facts.name
 	case sheet == "":
-		// The first visible sheet, the one a spreadsheet opens on; a
-		// hidden one is read only when --sheet names it.
+		// The first visible sheet; a hidden one is read only when
+		// --sheet names it.
 		for _, s := range sheets {
 			if visible, err := wb.GetSheetVisible(s); err == nil && visible {
 				sheet = s
@@ -318,19 +322,29 @@ func markDates(wb *excelize.File) error {
 	// A format is a date's when any of its codes is: excelize shows the
 	// first of one id, or its formatCode16, where a spreadsheet may show
 	// another.
-	type format struct{ date, unshown, hides bool }
+	type format struct {
+		date, unshown bool
+		hides         string // the code that hides a value, or ""
+	}
 	custom := map[int]format{}
 	if styles.NumFmts != nil {
 		for _, f := range styles.NumFmts.NumFmt {
 			had, dup := custom[f.NumFmtID]
+			hides := had.hides
+			for _, code := range []string{f.FormatCode, f.FormatCode16} {
+				if hides == "" && hidingFormat(code) {
+					hides = code
+				}
+			}
 			custom[f.NumFmtID] = format{
 				date:    had.date || isDateFormat(f.FormatCode) || isDateFormat(f.FormatCode16),
 				unshown: had.unshown || dup || unshownFormat(f.FormatCode) || unshownFormat(f.FormatCode16),
-				hides:   had.hides || hidingFormat(f.FormatCode) || hidingFormat(f.FormatCode16),
+				hides:   hides,
 			}
 		}
 	}
-	var dates, unshown, hidden []int
+	var dates, unshown []int
+	hidden := map[string][]int{} // by the code that hides
 	for i, xf := range styles.CellXfs.Xf {
 		if xf.NumFmtID == nil {
 			continue
@@ -338,23 +352,27 @@ func markDates(wb *excelize.File) error {
 		id := *xf.NumFmtID
 		f, ok := custom[id]
 		switch {
-		case ok && f.hides:
-			hidden = append(hidden, i)
+		case ok && f.hides != "":
+			hidden[f.hides] = append(hidden[f.hides], i)
 		case ok && f.date || !ok && isBuiltInDate(id):
 			dates = append(dates, i)
 		case ok && f.unshown || !ok && (id >= 5 && id <= 8 || id == 48):
 			unshown = append(unshown, i)
 		}
 	}
-	for _, marked := range []struct {
-		xfs    []int
-		marker string
-	}{{dates, dateMarker}, {unshown, formatMarker}, {hidden, hiddenMarker}} {
+	type marking struct {
+		xfs  []int
+		code string // one section: text shows as it is
+	}
+	marks := []marking{{dates, `"` + dateMarker + `"`}, {unshown, `"` + formatMarker + `"`}}
+	for _, code := range slices.Sorted(maps.Keys(hidden)) {
+		marks = append(marks, marking{hidden[code], hidingMarker(code)})
+	}
+	for _, marked := range marks {
 		if len(marked.xfs) == 0 {
 			continue
 		}
-		// The marker in every section, the text's too.
-		code := strings.Repeat(`"`+marked.marker+`";`, 3) + `"` + marked.marker + `"`
+		code := marked.code
 		idx, err := wb.NewStyle(&excelize.Style{CustomNumFmt: &code})
 		if err != nil {
 			return err
@@ -368,47 +386,106 @@ func markDates(wb *excelize.File) error {
 }
 
 // hidingFormat reports whether the format code hides a value the cell
-// holds: a text section without @ (;;; or ;;;"-"), or number sections
-// that are all empty (;; or ;;;@).
+// holds: a number section that prints nothing (;;; hides every number,
+// 0;-0;;@ a zero, [Red];[Red];[Red] all of them), or a text section
+// without @ (;;; or 0;-0;0;"n/a").
 func hidingFormat(code string) bool {
 	if code == "" {
 		return false
 	}
-	var sections []string
-	var cur strings.Builder
-	quoted := false
-	for i := 0; i < len(code); i++ {
-		c := code[i]
-		switch {
-		case quoted:
-			if quoted = c != '"'; !quoted {
-				cur.WriteByte('q') // a literal: something shown
-			}
-		case c == '"':
-			quoted = true
-		case c == '\\' && i+1 < len(code):
-			i++
-			cur.WriteByte('q')
-		case c == ';':
-			sections = append(sections, cur.String())
-			cur.Reset()
-		default:
-			cur.WriteByte(c)
+	sections := formatSections(code)
+	for _, sec := range sections[:min(3, len(sections))] {
+		if printsNothing(sec) {
+			return true
 		}
 	}
-	sections = append(sections, cur.String())
-	if len(sections) >= 4 && !strings.Contains(sections[3], "@") {
-		return true
+	return len(sections) >= 4 && !showsText(sections[3])
+}
+
+// hidingMarker is the format that shows hiddenMarker where code hides the
+// value and is code elsewhere: each number section that prints nothing
+// becomes the marker, and so does a text section without @.
+func hidingMarker(code string) string {
+	sections := formatSections(code)
+	marker := `"` + hiddenMarker + `"`
+	for i, sec := range sections {
+		if i < 3 && printsNothing(sec) || i == 3 && !showsText(sec) {
+			sections[i] = marker
+		}
 	}
-	if len(sections) < 2 {
-		return false
+	return strings.Join(sections, ";")
+}
+
+// formatSections splits a number format code at its semicolons, leaving
+// those in quotes, brackets or after a backslash.
+func formatSections(code string) []string {
+	var sections []string
+	start, quoted, bracket := 0, false, false
+	for i := 0; i < len(code); i++ {
+		switch c := code[i]; {
+		case quoted:
+			quoted = c != '"'
+		case bracket:
+			bracket = c != ']'
+		case c == '"':
+			quoted = true
+		case c == '[':
+			bracket = true
+		case c == '\\':
+			i++
+		case c == ';':
+			sections = append(sections, code[start:i])
+			start = i + 1
+		}
 	}
-	for _, s := range sections[:min(3, len(sections))] {
-		if strings.TrimSpace(s) != "" {
+	return append(sections, code[start:])
+}
+
+// printsNothing reports whether a format section shows no character: no
+// digit, text or literal, only colours and conditions ([Red]), padding
+// (_x, *x) and blanks.
+func printsNothing(sec string) bool {
+	for i := 0; i < len(sec); i++ {
+		switch c := sec[i]; {
+		case c == '[':
+			if end := strings.IndexByte(sec[i:], ']'); end >= 0 {
+				i += end
+				continue
+			}
+			return false
+		case c == '_' || c == '*':
+			i++ // a space as wide as the next character, or a fill
+		case c == ' ':
+		case c == '"':
+			end := strings.IndexByte(sec[i+1:], '"')
+			if end != 0 {
+				return false // a literal, or an unclosed quote
+			}
+			i++ // ""
+		default:
 			return false
 		}
 	}
 	return true
+}
+
+// showsText reports whether a text section shows the cell's text: it holds
+// @ outside quotes.
+func showsText(sec string) bool {
+	quoted := false
+	for i := 0; i < len(sec); i++ {
+		switch c := sec[i]; {
+		case quoted:
+			quoted = c != '"'
+		case c == '"':
+			quoted = true
+		case c == '\\':
+			i++
+		case c == '@':
+			return true
+		}
+	}
+	return false
 }
 
 // unshownFormat reports whether excelize shows a number in the format

@@ -764,6 +764,17 @@ func TestXLSXPartsOnlyWhereTheRelationshipsNameThem(t *testing.T) {
 			"it keeps its shared strings in xl/strings.xml, where this reader does not look"},
 		{"styles elsewhere, a decoy under the usual name", moved("styles", "st.xml", true),
 			"its relationships name xl/st.xml for its styles, beside a part xl/styles.xml"},
+		{"styles in other capitals", rezipWith(t, base, func(name string) string {
+			if name == "xl/styles.xml" {
+				return "xl/Styles.xml"
+			}
+			return name
+		}, func(name string, body []byte) []byte {
+			if name == "xl/_rels/workbook.xml.rels" {
+				return bytes.ReplaceAll(body, []byte(`Target="styles.xml"`), []byte(`Target="Styles.xml"`))
+			}
+			return body
+		}), "its styles are in xl/Styles.xml, where this reader, which looks for xl/styles.xml, would not find them"},
 		{"a styles part no relationship names", unnamed,
 			"its relationships name no part for its styles, so a spreadsheet does not read the part xl/styles.xml"},
 	} {
@@ -801,6 +812,34 @@ func TestXLSXHiddenSheetsAndRows(t *testing.T) {
 		f = parseXLSX(t, data, ReadOptions{Sheet: "old"})
 		if len(f.Problems) != 0 || len(f.Records) != 1 || *f.Records[0].Description != "old" {
 			t.Errorf("%s sheet named by --sheet: %+v\n%s", state, f.Records, problems(f))
+		}
+	}
+
+	// The pre-scan and the reader take the same sheet: a state other
+	// than visible hides it; a long name does not, and the sheet it
+	// names, which the library cannot read, is refused rather than
+	// passed over for the next.
+	for state, want := range map[string]string{`state="bogus"`: "new", `x:state="hidden" xmlns:x="urn:x"`: "new", ``: ""} {
+		data := workbook(t, "Old", func(f *excelize.File, _ string) {
+			f.SetSheetRow("Old", "A1", &[]any{"wbsElementCode", "description"})
+			f.SetSheetRow("Old", "A2", &[]any{"S-1", "old"})
+			f.NewSheet("WBS")
+			f.SetSheetRow("WBS", "A1", &[]any{"wbsElementCode", "description"})
+			f.SetSheetRow("WBS", "A2", &[]any{"S-1", "new"})
+		})
+		long := "Old sheet of a name longer than thirty-one"
+		data = rezip(t, data, func(name string, body []byte) []byte {
+			if name == "xl/workbook.xml" {
+				return bytes.Replace(body, []byte(`<sheet name="Old"`), []byte(`<sheet name="`+long+`" `+state), 1)
+			}
+			return body
+		})
+		f := parseXLSX(t, data, ReadOptions{})
+		switch {
+		case want == "" && (len(f.Records) != 0 || !strings.Contains(problems(f), `cannot read the sheet "`+long+`"`)):
+			t.Errorf("first sheet of a long name: %+v\n%s", f.Records, problems(f))
+		case want != "" && (len(f.Problems) != 0 || len(f.Records) != 1 || *f.Records[0].Description != want):
+			t.Errorf("first sheet %q: %+v\n%s", state, f.Records, problems(f))
 		}
 	}
 
@@ -851,6 +890,23 @@ func TestXLSXCellsShownOtherwiseAreRefused(t *testing.T) {
 		}
 	}
 	inlineSurrogate := withSheet(t, sheetXML(inline(1, "wbsElementCode", "description")+inline(2, "A-1", "_xD83D__xDE00_ smile")))
+	// Split over two runs, or around a comment, as excelize joins them.
+	split := func(with string) func(string, []byte) []byte {
+		return func(name string, body []byte) []byte {
+			if name == "xl/sharedStrings.xml" {
+				return bytes.ReplaceAll(body, []byte("<t>SURR</t>"), []byte(with))
+			}
+			return body
+		}
+	}
+	// Many unused halves before the one a cell uses.
+	many := func(name string, body []byte) []byte {
+		if name != "xl/sharedStrings.xml" {
+			return body
+		}
+		decoys := strings.Repeat("<si><t>_xD800_</t></si>", 1001)
+		return bytes.Replace(bytes.ReplaceAll(body, []byte("SURR"), []byte("_xD83D__xDE00_")), []byte("<si>"), []byte(decoys+"<si>"), 1)
+	}
 	for _, tt := range []struct {
 		name string
 		data []byte
@@ -860,11 +916,19 @@ func TestXLSXCellsShownOtherwiseAreRefused(t *testing.T) {
 		{"an emoji escaped as a surrogate pair", one("SURR smile", "", surrogate("_xD83D__xDE00_")), "WBS!B2: holds _xD83D_, half of a character", ""},
 		{"half of a character alone", one("SURR", "", surrogate("_xDE00_")), "WBS!B2: holds _xDE00_, half of a character", ""},
 		{"an inline string with a surrogate pair", inlineSurrogate, "WBS!B2: holds _xD83D_, half of a character", ""},
+		{"half of a character over two runs", one("SURR", "", split(`<r><t>_xD8</t></r><r><t>3D_</t></r>`)), "WBS!B2: holds _xD83D_, half of a character", ""},
+		{"half of a character around a comment", one("SURR", "", split(`<t>_xD8<!-- -->3D_</t>`)), "WBS!B2: holds _xD83D_, half of a character", ""},
+		{"more halves than are noted", one("SURR", "", many), "more than 1000 of its shared strings hold half of a character", ""},
 		{"a character escaped whole", one("SURR smile", "", surrogate("_x00E4_")), "", "ä smile"},
 		{"text under ;;;", one("hidden text", ";;;", nil), `WBS!B2 (code "A-1"): description: has a number format that hides its value`, ""},
 		{"a number under ;;;", one(7, ";;;", nil), `WBS!B2 (code "A-1"): description: has a number format that hides its value`, ""},
 		{"text under a format that replaces it", one("text", `0;-0;0;"n/a"`, nil), "hides its value", ""},
 		{"text under a format with a text section", one("text", `0.00;-0.00;0.00;@`, nil), "", "text"},
+		{"text under a format that hides numbers only", one("text", `;;;@`, nil), "", "text"},
+		{"text under a date format", one("T-100", "yyyy-mm-dd", nil), "", "T-100"},
+		{"a number under a format that hides zeros", one(5, `0;-0;;@`, nil), "", "5"},
+		{"a number under a format of colours alone", one(5, `[Red];[Red];[Red]`, nil), "hides its value", ""},
+		{"a number under padding alone", one(5, `_-;_-;_-`, nil), "hides its value", ""},
 		{"1e20", one(1e20, "", nil), "WBS!B2: holds the number 100000000000000000000, which spreadsheets show rounded or in scientific notation", ""},
 		{"twenty digits", one(12345678901234567890.0, "", nil), "WBS!B2: holds the number 12345678901234500000", ""},
 		{"1E-11", one(1e-11, "", nil), "WBS!B2: holds the number 0.00000000001", ""},

@@ -135,6 +135,9 @@ func checkZipParts(data []byte, sheet string, readFacts *sheetFacts) error {
 		if errors.Is(err, errTextTooLong) {
 			return fmt.Errorf("the part %s %w", f.Name, err)
 		}
+		if errors.Is(err, errManySurrogates) {
+			return err
+		}
 		if err != nil {
 			return fmt.Errorf("the part %s does not hold what it says: %w", f.Name, err)
 		}
@@ -168,6 +171,7 @@ func checkZipParts(data []byte, sheet string, readFacts *sheetFacts) error {
 				sheets = map[string]sheetFacts{s.part: facts}
 				*readFacts = facts
 			}
+			readFacts.name = s.name
 			break
 		}
 	}
@@ -278,10 +282,12 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // scanSharedStrings counts the shared strings of a shared-strings part,
-// and notes those that hold half a character (surrogateEscape), at most
-// maxSurrogatesNoted of them.
+// and notes those that hold half a character (surrogateEscape) in their
+// text as excelize joins it: every run's, not the phonetic guide's. Past
+// maxSurrogatesNoted such strings it fails: the workbook is refused.
 func scanSharedStrings(r io.Reader) (n int, surrogates map[int]string, err error) {
-	depth := 0
+	depth, phonetic := 0, 0
+	var text []byte // of the string being read, up to maxSharedStringText
 	bounded := &textBound{r: r}
 	d := newDecoder(bounded)
 	for {
@@ -291,26 +297,45 @@ func scanSharedStrings(r io.Reader) (n int, surrogates map[int]string, err error
 		}
 		switch el := tok.(type) {
 		case xml.StartElement:
-			if depth++; depth == 2 && el.Name.Local == "si" {
+			depth++
+			switch {
+			case depth == 2 && el.Name.Local == "si":
 				n++
+				text = text[:0]
+			case el.Name.Local == "rPh":
+				phonetic++
 			}
 		case xml.EndElement:
 			depth--
-		case xml.CharData:
-			if depth < 2 || n == 0 || len(surrogates) >= maxSurrogatesNoted {
-				continue
-			}
-			if esc := surrogateEscape(el); esc != "" {
-				if surrogates == nil {
-					surrogates = map[int]string{}
-				}
-				if _, ok := surrogates[n-1]; !ok {
+			switch {
+			case el.Name.Local == "rPh":
+				phonetic--
+			case depth == 1 && el.Name.Local == "si":
+				if esc := surrogateEscape(text); esc != "" {
+					if len(surrogates) == maxSurrogatesNoted {
+						return n, surrogates, errManySurrogates
+					}
+					if surrogates == nil {
+						surrogates = map[int]string{}
+					}
 					surrogates[n-1] = esc
 				}
+			}
+		case xml.CharData:
+			if depth >= 3 && phonetic == 0 && len(text) < maxSharedStringText {
+				text = append(text, el[:min(len(el), maxSharedStringText-len(text))]...)
 			}
 		}
 	}
 }
+
+// errManySurrogates refuses a workbook with more shared strings that hold
+// half a character than are noted.
+var errManySurrogates = fmt.Errorf("more than %d of its shared strings hold half of a character escaped as Excel writes one (an emoji, say), which would be lost: save the workbook again in LibreOffice", maxSurrogatesNoted)
+
+// maxSharedStringText bounds the text of one shared string that is looked
+// at: a cell holds at most 32,767 characters.
+const maxSharedStringText = 32767 * 4
 
 // maxSurrogatesNoted bounds the shared strings noted as holding half a
 // character: one is enough to refuse the workbook.
@@ -380,8 +405,11 @@ type sheetFacts struct {
 	// surrogates are the shared strings that hold half a character, by
 	// index: a cell that refers to one is a fault.
 	surrogates map[int]string
-	fault      *cellFault // the first cell excelize would misread
-	err        error      // errTextTooLong, or nil
+	// name is the sheet's name where the workbook names the sheet read:
+	// the reader reads that one.
+	name  string
+	fault *cellFault // the first cell excelize would misread
+	err   error      // errTextTooLong, or nil
 }
 
 // maxHiddenRowsNamed bounds the hidden rows a note names.
@@ -671,7 +699,13 @@ func checkFixedParts(rels []byte, dir string, byName map[string]*zip.File) error
 				named = append(named, resolveTarget(r.Target, dir))
 			}
 		}
-		_, usual := byName[fixed.part]
+		f, usual := byName[fixed.part]
+		if usual && fixed.kind == "styles" && strings.ReplaceAll(f.Name, `\`, "/") != "xl/styles.xml" {
+			name := strings.ReplaceAll(f.Name, `\`, "/")
+			// excelize reads the styles by their name exactly; a
+			// spreadsheet takes any capitals.
+			return fmt.Errorf("its styles are in %s, where this reader, which looks for xl/styles.xml, would not find them: open it in Excel or LibreOffice and save it again", name)
+		}
 		switch {
 		case len(named) > 1:
 			return fmt.Errorf("its relationships name %d parts for its %s: the file could be read two ways", len(named), fixed.what)
@@ -735,9 +769,11 @@ func sheetParts(workbook, rels []byte, dir string) []sheetPart {
 	}
 	var parts []sheetPart
 	for _, s := range wb.Sheets {
+		// Visible only when its state, in any namespace, says so or
+		// is not given, as excelize and a spreadsheet read it.
 		hidden := false
 		for _, a := range s.Attr {
-			hidden = hidden || a.Name.Local == "state" && a.Name.Space == "" && (a.Value == "hidden" || a.Value == "veryHidden")
+			hidden = hidden || a.Name.Local == "state" && a.Value != "" && a.Value != "visible"
 		}
 		for _, a := range s.Attr {
 			if target, ok := targets[a.Value]; ok && a.Name.Local == "id" {

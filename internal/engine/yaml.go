@@ -86,12 +86,12 @@ func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 			case seen[k]:
 				p.problem(Problem{Line: n.Content[i].Line + before, Code: code, Field: k, Message: "given more than once"})
 				ok, dup = false, true
-			case k == "isActive" && n.Content[i+1].Kind == yaml.ScalarNode && n.Content[i+1].ShortTag() == "!!str":
+			case k == "isActive" && textScalar(n.Content[i+1]):
 				// yaml.v3 decodes "yes", 'off' and a plain yes into a
 				// bool, as YAML 1.1 did; YAML 1.2, the schema and an
 				// editor read them as text.
 				p.problem(Problem{Line: n.Content[i+1].Line + before, Code: code, Field: k,
-					Message: fmt.Sprintf("%q is text, not a boolean: write true, false or null", n.Content[i+1].Value)})
+					Message: fmt.Sprintf("%q is text, not a boolean: write true, false or null", scalarValue(n.Content[i+1]))})
 				ok, dup = false, true
 			case slices.Contains(jsonMembers, k):
 			default:
@@ -370,4 +370,22 @@ func yamlOrganizations(v *yaml.Node) ([]fileOrganization, bool) {
 		}
 	}
 	return orgs, true
+}
+
+// textScalar reports whether v, or the node an alias v names, is a scalar
+// of text: "yes", 'off' or a plain on, which yaml.v3 would decode into a
+// bool as YAML 1.1 did.
+func textScalar(v *yaml.Node) bool {
+	if v.Kind == yaml.AliasNode && v.Alias != nil {
+		v = v.Alias
+	}
+	return v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str"
+}
+
+// scalarValue is the value of v, or of the node an alias v names.
+func scalarValue(v *yaml.Node) string {
+	if v.Kind == yaml.AliasNode && v.Alias != nil {
+		return v.Alias.Value
+	}
+	return v.Value
 }

@@ -25,7 +25,7 @@ import (
 // the file can neither end the command nor start another; controls are
 // escaped as on a terminal first.
 func workflowCommand(file string, p engine.Problem) string {
-	props := []string{"file=" + escapeProperty(file)}
+	props := []string{"file=" + escapeProperty(output.Escape(file))}
 	if p.Line > 0 {
 		props = append(props, "line="+strconv.Itoa(p.Line))
 	}
