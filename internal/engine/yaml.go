@@ -24,11 +24,9 @@ func (p *parser) yaml(data []byte) []Record {
 // yamlDocument reads data, a whole YAML file or the piece of one after
 // its first before lines.
 func (p *parser) yamlDocument(data []byte, before int) []Record {
-	seq, ok := readBlockSequence(data)
-	if !ok {
-		if seq = p.yamlRoot(data, before); seq == nil {
-			return nil
-		}
+	seq := p.yamlRoot(data, before)
+	if seq == nil {
+		return nil
 	}
 	return p.yamlRecords(seq, before)
 }
@@ -104,7 +102,7 @@ func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 			continue // decoding would only repeat it, or read a text as a bool
 		}
 		var j jsonRecord
-		if err := decodeYAMLRecord(n, &j); err != nil {
+		if err := n.Decode(&j); err != nil {
 			p.problem(Problem{Line: n.Line + before, Code: code, Message: "wrong type: " + strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  ")})
 			continue
 		}
@@ -126,9 +124,9 @@ const yamlPieceBytes = 256 << 10
 // yamlInPieces reads a file whose root is a block sequence in pieces of at
 // least size bytes, cut before lines that start an item of it, up to
 // GOMAXPROCS pieces at a time. yaml.v3 holds a node of some 200 bytes for
-// each scalar, key and collection of the document it reads: a whole file of
-// 200,000 records came to 900 MB, and reading was three quarters of a dry
-// run's time. It reports false, having read nothing into p, where the file
+// each scalar, key and collection of the document it reads, so that a large
+// file read whole takes many times its size (docs/benchmarks.md has the
+// figures). It reports false, having read nothing into p, where the file
 // is not one that cutting leaves the same (see yamlPieces) and where any
 // piece has a problem, whose message the whole file's reading then gives
 // with the file's own lines. FuzzYAMLPieces holds the records to the whole
@@ -246,71 +244,6 @@ func (p *parser) yamlWrapper(m *yaml.Node) *yaml.Node {
 	return seq
 }
 
-// decodeYAMLRecord decodes the record mapping n into j as n.Decode does.
-// A record of the common form (its values plain or quoted strings, true,
-// false, null, and a list of code and entity type) is read from its nodes:
-// yaml.v3's decoder, which starts anew for each node, took a fifth of a
-// YAML file's reading. Any other form goes to n.Decode, and so does an
-// error, for its message. FuzzYAMLRecord holds the two to the same result.
-func decodeYAMLRecord(n *yaml.Node, j *jsonRecord) error {
-	if readYAMLRecord(n, j) {
-		return nil
-	}
-	*j = jsonRecord{}
-	return n.Decode(j)
-}
-
-// readYAMLRecord reads the record mapping n into j and reports whether it
-// is of the common form: each member once, and no tag, alias or merge
-// that the decoder would resolve. If not, j holds part of it.
-func readYAMLRecord(n *yaml.Node, j *jsonRecord) bool {
-	var given [4]bool
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		name, ok := yamlString(n.Content[i])
-		v := n.Content[i+1]
-		if !ok || v.Style&yaml.TaggedStyle != 0 {
-			return false
-		}
-		member := slices.Index(jsonMembers, name)
-		if member < 0 || given[member] {
-			return false
-		}
-		given[member] = true
-		null := v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null"
-		switch name {
-		case "wbsElementCode", "description":
-			s, ok := yamlString(v)
-			if !ok && !null {
-				return false
-			}
-			field := &j.Code
-			if name == "description" {
-				field = &j.Description
-			}
-			if *field = nil; ok {
-				*field = &s
-			}
-		case "isActive":
-			if j.IsActive = nil; !null {
-				if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || v.Value != "true" && v.Value != "false" {
-					return false
-				}
-				b := v.Value == "true"
-				j.IsActive = &b
-			}
-		case "businessOrganizations":
-			if j.Organizations = nil; !null {
-				orgs, ok := yamlOrganizations(v)
-				if !ok {
-					return false
-				}
-				j.Organizations = &orgs
-			}
-		}
-	}
-	return true
-}
-
 // jsonMembers are the members of a record, as jsonRecord names them.
 var jsonMembers = []string{"wbsElementCode", "description", "isActive", "businessOrganizations"}
 
@@ -340,36 +273,6 @@ func yamlString(v *yaml.Node) (string, bool) {
 		return "", false
 	}
 	return v.Value, true
-}
-
-// yamlOrganizations reads a sequence of mappings of code and entity type,
-// each given at most once as a string.
-func yamlOrganizations(v *yaml.Node) ([]fileOrganization, bool) {
-	if v.Kind != yaml.SequenceNode || v.Style&yaml.TaggedStyle != 0 {
-		return nil, false
-	}
-	orgs := make([]fileOrganization, len(v.Content))
-	for i, m := range v.Content {
-		if m.Kind != yaml.MappingNode || m.Style&yaml.TaggedStyle != 0 {
-			return nil, false
-		}
-		var code, entityType bool
-		for f := 0; f+1 < len(m.Content); f += 2 {
-			name, ok := yamlString(m.Content[f])
-			s, ok2 := yamlString(m.Content[f+1])
-			switch {
-			case !ok || !ok2:
-				return nil, false
-			case name == "code" && !code:
-				orgs[i].Code, code = s, true
-			case name == "entityType" && !entityType:
-				orgs[i].EntityType, entityType = s, true
-			default:
-				return nil, false
-			}
-		}
-	}
-	return orgs, true
 }
 
 // textScalar reports whether v, or the node an alias v names, is a scalar
