@@ -2,7 +2,6 @@ package sdk
 
 import (
 	"cmp"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -54,10 +53,9 @@ type Client struct {
 	source                              TokenSource
 	tokenCache                          TokenCache
 	now                                 func() time.Time
-	// err holds the errors of options, hcFrom the option that set hc.
-	err        error
-	hcFrom     string
-	clientCert *tls.Certificate
+	// err holds the errors of options; hcGiven says WithHTTPClient set hc.
+	err     error
+	hcGiven bool
 }
 
 // NewClient returns a client for the platform at baseURL, such as
@@ -101,13 +99,6 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	if len(credentials) > 1 {
 		c.fail(fmt.Errorf("%s given: give one credential", strings.Join(credentials, " and ")))
-	}
-	if c.clientCert != nil {
-		hc, err := withClientCertificate(c.hc, *c.clientCert)
-		if err != nil {
-			c.fail(err)
-		}
-		c.hc = hc
 	}
 	if c.err != nil {
 		return nil, fmt.Errorf("sdk: %w", c.err)

@@ -19,18 +19,17 @@ func TestOptionsThatFailSaySo(t *testing.T) {
 		opts []sdk.Option
 		want string
 	}{
-		"negative timeout":           {[]sdk.Option{sdk.WithTimeout(-1)}, "WithTimeout(-1ns)"},
-		"zero timeout":               {[]sdk.Option{sdk.WithTimeout(0)}, "WithTimeout(0s)"},
-		"transport after client":     {[]sdk.Option{sdk.WithHTTPClient(&http.Client{}), sdk.WithTransport(http.DefaultTransport)}, "both given"},
-		"client after transport":     {[]sdk.Option{sdk.WithTransport(http.DefaultTransport), sdk.WithHTTPClient(&http.Client{})}, "both given"},
-		"nil client":                 {[]sdk.Option{sdk.WithHTTPClient(nil)}, "nil"},
-		"nil transport and negative": {[]sdk.Option{sdk.WithTransport(nil), sdk.WithTimeout(-5)}, "WithTimeout"},
-		"negative attempts":          {[]sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: -1})}, "MaxAttempts -1"},
-		"negative delay":             {[]sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{MaxDelay: -time.Second})}, "MaxDelay -1s"},
-		"two credentials":            {[]sdk.Option{sdk.WithCredentials("integrationhub-1", "s"), sdk.WithAccessToken("t")}, "give one credential"},
-		"two credentials, reversed":  {[]sdk.Option{sdk.WithAccessToken("t"), sdk.WithCredentials("integrationhub-1", "s")}, "give one credential"},
-		"token source and token":     {[]sdk.Option{sdk.WithTokenSource(sdk.TokenSourceFunc(nil)), sdk.WithAccessToken("t")}, "give one credential"},
-		"nil token source":           {[]sdk.Option{sdk.WithTokenSource(nil)}, "WithTokenSource"},
+		"negative timeout":          {[]sdk.Option{sdk.WithTimeout(-1)}, "WithTimeout(-1ns)"},
+		"zero timeout":              {[]sdk.Option{sdk.WithTimeout(0)}, "WithTimeout(0s)"},
+		"two HTTP clients":          {[]sdk.Option{sdk.WithHTTPClient(&http.Client{}), sdk.WithHTTPClient(&http.Client{})}, "given twice"},
+		"nil client":                {[]sdk.Option{sdk.WithHTTPClient(nil)}, "nil"},
+		"nil client and negative":   {[]sdk.Option{sdk.WithHTTPClient(nil), sdk.WithTimeout(-5)}, "WithTimeout"},
+		"negative attempts":         {[]sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: -1})}, "MaxAttempts -1"},
+		"negative delay":            {[]sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{MaxDelay: -time.Second})}, "MaxDelay -1s"},
+		"two credentials":           {[]sdk.Option{sdk.WithCredentials("integrationhub-1", "s"), sdk.WithAccessToken("t")}, "give one credential"},
+		"two credentials, reversed": {[]sdk.Option{sdk.WithAccessToken("t"), sdk.WithCredentials("integrationhub-1", "s")}, "give one credential"},
+		"token source and token":    {[]sdk.Option{sdk.WithTokenSource(sdk.TokenSourceFunc(nil)), sdk.WithAccessToken("t")}, "give one credential"},
+		"nil token source":          {[]sdk.Option{sdk.WithTokenSource(nil)}, "WithTokenSource"},
 	} {
 		c, err := sdk.NewClient("https://platform.example", tt.opts...)
 		if err == nil || c != nil || !strings.Contains(err.Error(), tt.want) {

@@ -145,7 +145,8 @@
 //
 // # Rate limits
 //
-// The platform allows 240 requests a minute per key. WithRateLimit(240)
+// The platform allows 240 requests a minute per key. WithLimiter with
+// rate.NewLimiter(rate.Every(time.Minute/240), 1) of golang.org/x/time/rate
 // paces every attempt of a client, retries included, with a burst of one,
 // so that the client alone never draws a 429; goroutines sharing the
 // client share the pace. The rate headers of an answer (RateLimit-Limit,

@@ -2,12 +2,16 @@ package sdk_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
+	"golang.org/x/time/rate"
 )
 
 func ExampleNewClient() {
@@ -126,13 +130,14 @@ func ExampleProblem_fieldErrors() {
 	// Output: wbsElementCode - already exists
 }
 
-func ExampleWithRateLimit() {
+func ExampleWithLimiter() {
 	srv := wbstest.NewServer(wbstest.WithRateLimit(240))
 	defer srv.Close()
 
 	// The platform's documented 240 a minute, for every call of this
-	// client and their retries together.
-	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithRateLimit(240))
+	// client and their retries together, with a burst of one.
+	pace := rate.NewLimiter(rate.Every(time.Minute/240), 1)
+	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithLimiter(pace))
 	ack, err := client.WBSElements.Create(context.Background(), &sdk.CreateWBSElementRequest{Code: "P-1"})
 	if err != nil {
 		fmt.Println(err)
@@ -223,4 +228,29 @@ func Example_fromTheEnvironment() {
 	// Output:
 	// P-100.01 true
 	// <nil>
+}
+
+// A platform that requires client certificates (mutual TLS): the
+// certificate is set on the transport of the HTTP client given. It is
+// presented whatever authorities the platform names as acceptable, so
+// that a refusal says why (crypto/tls would otherwise send none).
+func ExampleWithHTTPClient() {
+	cert, err := tls.LoadX509KeyPair("client.crt", "client.key")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tr := sdk.DefaultTransport()
+	tr.TLSClientConfig = &tls.Config{
+		MinVersion:           tls.VersionTLS12,
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil },
+	}
+	client, err := sdk.NewClient("https://api.example.com",
+		sdk.WithCredentials("integrationhub-1", os.Getenv("WBS_CLIENT_SECRET")),
+		sdk.WithHTTPClient(&http.Client{Transport: tr}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = client
 }

@@ -130,7 +130,7 @@ func FuzzNext(f *testing.F) {
 		f.Add(s)
 	}
 	rt := &pageTransport{}
-	c, err := NewClient("https://platform.example", WithAccessToken("fuzz-token"), WithTransport(rt),
+	c, err := NewClient("https://platform.example", WithAccessToken("fuzz-token"), WithHTTPClient(&http.Client{Transport: rt}),
 		WithRetryPolicy(RetryPolicy{MaxAttempts: 1}))
 	if err != nil {
 		f.Fatal(err)
@@ -220,7 +220,7 @@ func FuzzNextSequence(f *testing.F) {
 			}
 			fmt.Fprint(w, body+"}")
 		})
-		c, err := NewClient("http://platform.test", WithAccessToken("fuzz-token"), WithTransport(handlerRoundTripper{h}),
+		c, err := NewClient("http://platform.test", WithAccessToken("fuzz-token"), WithHTTPClient(&http.Client{Transport: handlerRoundTripper{h}}),
 			WithRetryPolicy(RetryPolicy{MaxAttempts: 1}))
 		if err != nil {
 			t.Fatal(err)

@@ -5,15 +5,11 @@ package sdk
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Option configures a Client in NewClient.
@@ -57,50 +53,24 @@ func WithTokenSource(ts TokenSource) Option {
 	}
 }
 
-// WithHTTPClient sets the HTTP client the SDK sends through. Its Timeout, if
-// any, bounds each attempt together with WithTimeout. A redirect to another
+// WithHTTPClient sets the HTTP client the SDK sends through; without it a
+// Client sends through a client of its own over DefaultTransport. This is
+// the one way into the HTTP stack: a transport of your own, a proxy, an
+// authority to trust or a client certificate for mutual TLS are set on
+// the http.Client given (see ExampleWithHTTPClient). Its Timeout, if any,
+// bounds each attempt together with WithTimeout. A redirect to another
 // origin than the base URL's is never followed; its CheckRedirect, if any,
-// decides on the others.
+// decides on the others. The client is copied, not changed.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) {
 		switch {
 		case hc == nil:
 			c.fail(errors.New("WithHTTPClient: the client is nil"))
-		case c.hcFrom != "":
-			c.fail(fmt.Errorf("WithHTTPClient and %s both given: set the transport on the http.Client", c.hcFrom))
+		case c.hcGiven:
+			c.fail(errors.New("WithHTTPClient given twice: give one client"))
 		default:
-			c.hc, c.hcFrom = hc, "WithHTTPClient"
+			c.hc, c.hcGiven = hc, true
 		}
-	}
-}
-
-// WithTransport sets the round tripper of the SDK's own HTTP client. It
-// cannot be combined with WithHTTPClient: set the transport on that
-// client instead.
-func WithTransport(rt http.RoundTripper) Option {
-	return func(c *Client) {
-		switch {
-		case rt == nil:
-			c.fail(errors.New("WithTransport: the round tripper is nil"))
-		case c.hcFrom != "":
-			c.fail(fmt.Errorf("WithTransport and %s both given: set the transport on the http.Client", c.hcFrom))
-		default:
-			c.hc, c.hcFrom = &http.Client{Transport: rt}, "WithTransport"
-		}
-	}
-}
-
-// WithClientCertificate makes the client present cert in TLS handshakes,
-// for a platform that requires client certificates (mutual TLS). It is
-// added to the TLS configuration of the HTTP client in use, which must
-// then have an *http.Transport (the SDK's own has).
-func WithClientCertificate(cert tls.Certificate) Option {
-	return func(c *Client) {
-		if len(cert.Certificate) == 0 {
-			c.fail(errors.New("WithClientCertificate: the certificate is empty"))
-			return
-		}
-		c.clientCert = &cert
 	}
 }
 
@@ -120,29 +90,6 @@ func DefaultTransport() *http.Transport {
 	tr.MaxIdleConnsPerHost = maxIdlePerHost
 	tr.MaxIdleConns = max(tr.MaxIdleConns, maxIdlePerHost)
 	return tr
-}
-
-// withClientCertificate returns a copy of hc whose transport presents
-// cert, leaving the caller's client and transport as they are.
-func withClientCertificate(hc *http.Client, cert tls.Certificate) (*http.Client, error) {
-	tr, ok := hc.Transport.(*http.Transport)
-	if hc.Transport == nil {
-		tr, ok = DefaultTransport(), true
-	}
-	if !ok {
-		return nil, fmt.Errorf("WithClientCertificate: the HTTP client's transport is a %T, not an *http.Transport", hc.Transport)
-	}
-	tr = tr.Clone()
-	if tr.TLSClientConfig == nil {
-		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	}
-	// Presented whatever authorities the platform names as acceptable
-	// (crypto/tls would otherwise send none), so that a refusal says why.
-	tr.TLSClientConfig = tr.TLSClientConfig.Clone()
-	tr.TLSClientConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
-	copied := *hc
-	copied.Transport = tr
-	return &copied, nil
 }
 
 // fail records the error of an option; NewClient returns them all.
@@ -234,8 +181,16 @@ type ObservedResponse struct {
 	Rate         Rate
 }
 
-// WithLimiter makes every attempt wait for l first. It replaces the pace
-// of a WithRateLimit given before it.
+// WithLimiter makes every attempt, retries included, wait for l first.
+// For the platform's documented limit of 240 requests a minute,
+//
+//	sdk.WithLimiter(rate.NewLimiter(rate.Every(time.Minute/240), 1))
+//
+// with golang.org/x/time/rate: a burst of one lets no more than 241
+// requests start in any 60 seconds, so that the client alone stays within
+// the limit however the platform counts its window (a burst of b lets
+// 240+b start). A Limiter that is also a ResponseObserver sees every
+// answer, to adapt its pace to what the platform says of its window.
 func WithLimiter(l Limiter) Option {
 	return func(c *Client) {
 		if l == nil {
@@ -243,25 +198,6 @@ func WithLimiter(l Limiter) Option {
 			return
 		}
 		c.limiter = l
-	}
-}
-
-// WithRateLimit paces every attempt, retries included, to perMinute a
-// minute with a burst of one: no more than perMinute+1 requests start in
-// any 60 seconds, so the client alone stays within a platform's limit of
-// that many a minute however the platform counts its window (a burst of
-// b lets perMinute+b start in 60 seconds, more than the platform allows).
-// For the platform's documented limit,
-// WithRateLimit(240). Pages and acknowledgements carry the platform's
-// own count in their Rate. It replaces a Limiter of WithLimiter given
-// before it; perMinute must be positive.
-func WithRateLimit(perMinute float64) Option {
-	return func(c *Client) {
-		if !(perMinute > 0) || math.IsInf(perMinute, 1) {
-			c.fail(fmt.Errorf("WithRateLimit(%v): want a positive number of requests a minute", perMinute))
-			return
-		}
-		c.limiter = rate.NewLimiter(rate.Limit(perMinute/60), 1)
 	}
 }
 

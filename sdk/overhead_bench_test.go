@@ -89,7 +89,7 @@ func BenchmarkOverheadList(b *testing.B) {
 
 // cannedClient is a client of rt with a static token.
 func cannedClient(b *testing.B, rt http.RoundTripper) *sdk.Client {
-	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithTransport(rt))
+	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithHTTPClient(&http.Client{Transport: rt}))
 	if err != nil {
 		b.Fatal(err)
 	}

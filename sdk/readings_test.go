@@ -98,7 +98,7 @@ func TestListsUnderEveryReading(t *testing.T) {
 					}
 					srv := wbstest.New(r.options()...)
 					c, err := sdk.NewClient("http://platform.test", sdk.WithCredentials(srv.ClientID, srv.ClientSecret),
-						sdk.WithTransport(srv.Transport()))
+						sdk.WithHTTPClient(&http.Client{Transport: srv.Transport()}))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
+	"golang.org/x/time/rate"
 )
 
 // unauthorized counts the 401s srv answered.
@@ -36,7 +37,7 @@ func TestTokenIsTakenAfterTheLimitersTurn(t *testing.T) {
 	defer srv.Close()
 	// 5 requests a second for 10 callers: each waits about 2 s, a token's
 	// whole life, for every turn.
-	c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithRateLimit(300))
+	c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithLimiter(rate.NewLimiter(rate.Every(time.Minute/300), 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestLimiterPastTheDeadlineIsTheDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := sdk.NewClient(srv.URL, sdk.WithAccessToken(tok), sdk.WithRateLimit(6))
+	c, err := sdk.NewClient(srv.URL, sdk.WithAccessToken(tok), sdk.WithLimiter(rate.NewLimiter(rate.Every(time.Minute/6), 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestNewClientRefusesEmptyOptions(t *testing.T) {
 		want string
 	}{
 		{"nil option", []sdk.Option{sdk.WithCredentials("id", "secret"), nil}, "option 2"},
-		{"nil limiter", []sdk.Option{sdk.WithCredentials("id", "secret"), sdk.WithRateLimit(6), sdk.WithLimiter(nil)}, "WithLimiter"},
+		{"nil limiter", []sdk.Option{sdk.WithCredentials("id", "secret"), sdk.WithLimiter(rate.NewLimiter(rate.Every(time.Minute/6), 1)), sdk.WithLimiter(nil)}, "WithLimiter"},
 		{"empty client id", []sdk.Option{sdk.WithCredentials("", "secret")}, "WithCredentials: the client id is empty"},
 		{"empty secret", []sdk.Option{sdk.WithCredentials("id", "")}, "WithCredentials: the client secret is empty"},
 	} {
@@ -244,7 +245,7 @@ func (panicking) RoundTrip(*http.Request) (*http.Response, error) { panic("the t
 // A panic in the token exchange, which runs apart from its callers,
 // reaches the caller that triggered it as an error; the process goes on.
 func TestPanicInTheExchangeReachesTheCaller(t *testing.T) {
-	c, err := sdk.NewClient("https://platform.example", sdk.WithCredentials("id", "secret"), sdk.WithTransport(panicking{}))
+	c, err := sdk.NewClient("https://platform.example", sdk.WithCredentials("id", "secret"), sdk.WithHTTPClient(&http.Client{Transport: panicking{}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (t *keptBodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // is what the call was given.
 func TestCallerBodiesAreSentAsGiven(t *testing.T) {
 	rt := &keptBodyTransport{}
-	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("test-token"), sdk.WithTransport(rt))
+	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("test-token"), sdk.WithHTTPClient(&http.Client{Transport: rt}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"log"
 	"sync"
+	"time"
 
 	"github.com/wbsctl/wbsctl/examples/internal/connect"
 	"github.com/wbsctl/wbsctl/sdk"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
 )
 
 func main() {
@@ -19,7 +21,7 @@ func main() {
 	// 240 requests a minute, the platform's documented limit, shared by
 	// all workers, with a burst of one: a burst of four would let 244
 	// start in a minute.
-	client, stop := connect.Client(sdk.WithRateLimit(240))
+	client, stop := connect.Client(sdk.WithLimiter(rate.NewLimiter(rate.Every(time.Minute/240), 1)))
 	defer stop()
 
 	var mu sync.Mutex

@@ -1,9 +1,11 @@
 package cmdutil
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -46,20 +48,11 @@ func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, e
 	if timeout > 0 {
 		opts = append(opts, sdk.WithTimeout(timeout))
 	}
-	if c.CAFile != "" {
-		hc, err := httpClientWithCA(c.CAFile)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, sdk.WithHTTPClient(hc))
+	hc, err := f.httpClient(c)
+	if err != nil {
+		return nil, err
 	}
-	if c.ClientCert != "" || c.ClientKey != "" {
-		cert, err := loadClientCertificate(c.ClientCert, c.ClientKey, f.IO.ErrOut)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, sdk.WithClientCertificate(cert))
-	}
+	opts = append(opts, sdk.WithHTTPClient(hc))
 	switch {
 	case c.ClientID != "" && c.Secret != "":
 		opts = append(opts, sdk.WithCredentials(c.ClientID, c.Secret))
@@ -79,6 +72,45 @@ func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, e
 	opts = append(opts, extra...)
 	return sdk.NewClient(c.BaseURL, opts...)
 }
+
+// httpClient is the HTTP client of c's SDK client: the Factory's
+// Transport, or sdk.DefaultTransport trusting --ca-file and presenting
+// --client-cert, below a count of what it sends.
+func (f *Factory) httpClient(c *Credentials) (*http.Client, error) {
+	base := f.Transport
+	if base == nil {
+		tr := sdk.DefaultTransport()
+		if c.CAFile != "" {
+			pool, err := certPoolWith(c.CAFile)
+			if err != nil {
+				return nil, err
+			}
+			tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		}
+		if c.ClientCert != "" || c.ClientKey != "" {
+			cert, err := loadClientCertificate(c.ClientCert, c.ClientKey, f.IO.ErrOut)
+			if err != nil {
+				return nil, err
+			}
+			if tr.TLSClientConfig == nil {
+				tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+			}
+			// Presented whatever authorities the platform names as
+			// acceptable (crypto/tls would otherwise send none), so
+			// that a refusal says why.
+			tr.TLSClientConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
+		}
+		base = tr
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("base URL %q: %w", c.BaseURL, err)}
+	}
+	return &http.Client{Transport: countingTransport{base: base, count: &f.requests, tokenPath: tokenPath(u.Path)}}, nil
+}
+
+// Requests counts the HTTP requests the Factory's clients have sent.
+func (f *Factory) Requests() RequestCounts { return f.requests.counts() }
 
 // checkTransport refuses to send credentials over plain HTTP to a host
 // other than loopback, unless the user asked for it.

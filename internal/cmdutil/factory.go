@@ -4,6 +4,7 @@
 package cmdutil
 
 import (
+	"net/http"
 	"os"
 	"sort"
 	"time"
@@ -31,9 +32,15 @@ type Factory struct {
 	// policy). Commands add their own through Client's arguments, never
 	// here: the Factory is shared.
 	ClientOptions []sdk.Option
+	// Transport is what every client sends through; nil means
+	// sdk.DefaultTransport with --ca-file and --client-cert. Tests set
+	// it to reach a server without sockets or through faults.
+	Transport http.RoundTripper
 	// Keyring is where profiles keep their secrets; nil means the OS
 	// keyring under WBSCTL_KEYRING_TIMEOUT (3 s by default).
 	Keyring credentials.Store
+
+	requests requestCounter
 }
 
 // GlobalOptions are the flags every command takes.
@@ -105,11 +112,14 @@ type Deps struct {
 	Printer func(columns ...string) (*output.Printer, error)
 	// Mode is what -o, --jq and --template ask for.
 	Mode func() output.Mode
+	// Requests counts what the clients sent.
+	Requests func() RequestCounts
 }
 
-// Deps returns the Factory's streams, client, printer and output mode.
+// Deps returns the Factory's streams, client, printer, output mode and
+// request count.
 func (f *Factory) Deps() Deps {
-	return Deps{IO: f.IO, Client: f.Client, Printer: f.Printer, Mode: f.OutputMode}
+	return Deps{IO: f.IO, Client: f.Client, Printer: f.Printer, Mode: f.OutputMode, Requests: f.Requests}
 }
 
 // OutputMode is what the global output flags ask for.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -93,8 +92,8 @@ func certificateHint(err error) string {
 	return ""
 }
 
-// httpClientWithCA trusts the system's authorities and those in file.
-func httpClientWithCA(file string) (*http.Client, error) {
+// certPoolWith is the system's authorities and those of the PEM file.
+func certPoolWith(file string) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(file)
 	if err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("--ca-file: %w", err)}
@@ -106,7 +105,5 @@ func httpClientWithCA(file string) (*http.Client, error) {
 	if !pool.AppendCertsFromPEM(pem) {
 		return nil, &UsageError{Err: fmt.Errorf("--ca-file %s: no PEM certificate in it", file)}
 	}
-	tr := sdk.DefaultTransport()
-	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return &http.Client{Transport: tr}, nil
+	return pool, nil
 }

@@ -47,7 +47,7 @@ func BenchmarkPlanCreates(b *testing.B) {
 	}
 	srv := wbstest.NewServer()
 	b.Cleanup(srv.Close)
-	c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithTransport(srv.Transport()))
+	c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithHTTPClient(&http.Client{Transport: srv.Transport()}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func BenchmarkExecuteCreates(b *testing.B) {
 	for i := range f.Records {
 		plan.Changes[i] = Change{Action: ActionCreate, Code: f.Records[i].Code, record: &f.Records[i]}
 	}
-	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithTransport(ackTransport{}), sdk.WithLimiter(ratelimit.New(0)))
+	c, err := sdk.NewClient("https://platform.example", sdk.WithAccessToken("benchmark-token"), sdk.WithHTTPClient(&http.Client{Transport: ackTransport{}}), sdk.WithLimiter(ratelimit.New(0)))
 	if err != nil {
 		b.Fatal(err)
 	}

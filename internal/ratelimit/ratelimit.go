@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wbsctl/wbsctl/sdk"
@@ -47,11 +46,6 @@ type Limiter struct {
 	lastRemaining int
 	lastReset     time.Time
 	answersSince  int
-
-	attempts  atomic.Int64
-	throttled atomic.Int64
-	// reads, writes and tokens count the answers by kind of request.
-	reads, writes, tokens atomic.Int64
 }
 
 // New returns a limiter of perMinute requests per minute; zero or less
@@ -94,7 +88,6 @@ func ParsePerMinute(s string) (float64, error) {
 
 // Wait blocks until the next request may start, or ctx ends.
 func (l *Limiter) Wait(ctx context.Context) error {
-	l.attempts.Add(1)
 	at := l.turn(l.now())
 	for {
 		// A pause the platform asked for since the turn was taken
@@ -119,7 +112,6 @@ func (l *Limiter) Wait(ctx context.Context) error {
 // next takes the next request's turn at now without waiting: it returns
 // when that request may start, for a caller that keeps its own clock.
 func (l *Limiter) next(now time.Time) time.Time {
-	l.attempts.Add(1)
 	return l.turn(now)
 }
 
@@ -154,18 +146,9 @@ func laterOf(a, b time.Time) time.Time {
 	return a
 }
 
-// ObserveResponse counts the answer, and adapts the pace to the
-// platform's rate, as the SDK read it from the RateLimit-* and Retry-After
-// headers, and to 429 answers.
+// ObserveResponse adapts the pace to the platform's rate, as the SDK read
+// it from the RateLimit-* and Retry-After headers, and to 429 answers.
 func (l *Limiter) ObserveResponse(o sdk.ObservedResponse) {
-	switch {
-	case strings.HasSuffix(o.Path, "/v1/auth/tokens"):
-		l.tokens.Add(1)
-	case o.Method == http.MethodGet || o.Method == http.MethodHead:
-		l.reads.Add(1)
-	default:
-		l.writes.Add(1)
-	}
 	l.observe(o.Status, o.Rate)
 }
 
@@ -174,7 +157,6 @@ func (l *Limiter) observe(status int, r sdk.Rate) {
 	var pause time.Duration
 	switch {
 	case status == http.StatusTooManyRequests:
-		l.throttled.Add(1)
 		pause = cmp.Or(r.Wait(now), r.UntilReset(now), time.Second)
 	case r.Exhausted():
 		pause = r.UntilReset(now)
@@ -229,16 +211,3 @@ func (l *Limiter) estimateShare(r sdk.Rate) float64 {
 
 // maxPause caps a pause the platform asks for.
 const maxPause = time.Minute
-
-// Attempts counts the requests that waited on the limiter, retries
-// included.
-func (l *Limiter) Attempts() int64 { return l.attempts.Load() }
-
-// Answers counts the answers seen: to reads (GET), to writes, and to token
-// exchanges. Attempts that got no answer are in Attempts only.
-func (l *Limiter) Answers() (reads, writes, tokens int64) {
-	return l.reads.Load(), l.writes.Load(), l.tokens.Load()
-}
-
-// Throttled counts the 429 answers seen.
-func (l *Limiter) Throttled() int64 { return l.throttled.Load() }

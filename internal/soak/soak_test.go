@@ -129,7 +129,7 @@ func TestSoak(t *testing.T) {
 	t.Cleanup(rd.close) // after a t.Fatal; it does nothing if already closed
 	for i := range readerCount {
 		c, err := sdk.NewClient(srv.URL, sdk.WithCredentials(readerClientID, readerClientSecret),
-			sdk.WithTransport(readerTransport),
+			sdk.WithHTTPClient(&http.Client{Transport: readerTransport}),
 			sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxRetryAfter: 5 * time.Millisecond}))
 		if err != nil {
 			t.Fatal(err)
@@ -370,7 +370,7 @@ func (s *soak) round(n int, recs []engine.Record) bool {
 			// wbsctl again and again.
 			"XDG_CACHE_HOME": filepath.Join(s.dir, "cache"), "XDG_CONFIG_HOME": filepath.Join(s.dir, "config"),
 		},
-		ClientOptions: []sdk.Option{sdk.WithTransport(s.applyTransport)},
+		Transport: s.applyTransport,
 	}.Do(t, s.srv, "apply", "-f", file, "--prune", "--yes", "--report", report, "--rate", "0")
 	s.totals.slowestRound = max(s.totals.slowestRound, time.Since(started))
 

@@ -340,8 +340,9 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	sum := engine.Summarize(results)
-	sum.Requests, sum.Throttled = limiter.Attempts(), limiter.Throttled()
-	sum.Reads, sum.Writes, sum.Tokens = limiter.Answers()
+	n := o.Requests()
+	sum.Requests, sum.Throttled = n.Sent, n.Throttled
+	sum.Reads, sum.Writes, sum.Tokens = n.Reads, n.Writes, n.Tokens
 	// Work is left when a change did not start (a prune held back for
 	// confirmation is not left work) or the second signal cut requests
 	// short; an interruption after the last change leaves none.

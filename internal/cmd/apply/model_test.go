@@ -375,7 +375,7 @@ func newModel(t *testing.T, rt *rapid.T) *model {
 	m.ts.Start()
 	srv.URL = m.ts.URL
 	tr := &http.Transport{}
-	other, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithTransport(tr))
+	other, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret), sdk.WithHTTPClient(&http.Client{Transport: tr}))
 	if err != nil {
 		rt.Fatal(err)
 	}
@@ -982,7 +982,7 @@ func (m *model) run(rt *rapid.T, ctx context.Context, tr http.RoundTripper, args
 	run := strconv.Itoa(m.runs)
 	done := make(chan cmdtest.Result, 1)
 	go func() {
-		done <- cmdtest.Run{Ctx: ctx, ClientOptions: []sdk.Option{sdk.WithTransport(marked{tr, run})}}.Do(m.t, m.srv, args...)
+		done <- cmdtest.Run{Ctx: ctx, Transport: marked{tr, run}}.Do(m.t, m.srv, args...)
 	}()
 	var res cmdtest.Result
 	select {

@@ -125,7 +125,7 @@ func TestCommandsUnderEveryReading(t *testing.T) {
 			srv := wbstest.New(wbstest.WithNextStyle(r.next), wbstest.WithHitsMeaning(r.hits), wbstest.WithEmptyListStatus(r.empty),
 				wbstest.WithPastEnd(r.pastEnd), wbstest.WithOrgUpdateMode(r.mode), wbstest.WithMaxPageSize(r.max))
 			srv.URL = "http://127.0.0.1:9" // loopback, but never dialled: srv.Transport answers
-			cli := cmdtest.Run{ClientOptions: []sdk.Option{sdk.WithTransport(srv.Transport())}}
+			cli := cmdtest.Run{Transport: srv.Transport()}
 			do := func(args ...string) cmdtest.Result {
 				return cli.Do(t, srv, append(args, "--rate", "0", "--page-size", "10")...)
 			}

@@ -33,8 +33,11 @@ type Run struct {
 	Stdin   string
 	Env     map[string]string
 	// ClientOptions are added to the client's options after the fast
-	// retry policy, such as a transport shared by many runs.
+	// retry policy.
 	ClientOptions []sdk.Option
+	// Transport, where set, is what the run's clients send through,
+	// such as one shared by many runs.
+	Transport http.RoundTripper
 	// Ctx is the context of the run; cancelling it is the second signal
 	// of a command that handles signals. Default context.Background().
 	Ctx context.Context
@@ -55,6 +58,7 @@ func (r Run) Do(t *testing.T, srv *wbstest.Server, args ...string) Result {
 	f.Getenv = func(k string) string { return env[k] }
 	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
 	f.ClientOptions = append(f.ClientOptions, r.ClientOptions...)
+	f.Transport = r.Transport
 	ctx := r.Ctx
 	if ctx == nil {
 		ctx = context.Background()
