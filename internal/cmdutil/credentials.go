@@ -8,6 +8,7 @@ import (
 
 	"github.com/wbsctl/wbsctl/internal/config"
 	"github.com/wbsctl/wbsctl/internal/credentials"
+	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // Credentials are the resolved platform and credential of a command.
@@ -116,4 +117,22 @@ func (f *Factory) clientCertificateFiles(prof config.Profile) (cert, key string)
 		}
 	}
 	return "", ""
+}
+
+// Profiles is what the auth commands use of the Factory beside Deps: the
+// configuration file, the credentials resolved, where secrets and tokens
+// are kept, and a client for credentials not yet saved.
+type Profiles struct {
+	Config      func() (*config.Config, string, error)
+	ProfileName func(*config.Config) string
+	Resolve     func() (*Credentials, error)
+	ClientFor   func(*Credentials, ...sdk.Option) (*sdk.Client, error)
+	SecretStore func(storage, configDir string) credentials.Store
+	TokenCache  func() (*credentials.TokenFile, error)
+}
+
+// Profiles returns the Factory's profile functions.
+func (f *Factory) Profiles() Profiles {
+	return Profiles{Config: f.Config, ProfileName: f.ProfileName, Resolve: f.Resolve, ClientFor: f.ClientFor,
+		SecretStore: f.SecretStore, TokenCache: f.TokenCache}
 }

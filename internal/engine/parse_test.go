@@ -260,7 +260,7 @@ func TestLargeYAMLKeepsItsLines(t *testing.T) {
 	}
 }
 
-// What export -o yaml writes of ordinary records reads back as the records
+// What export --format yaml writes of ordinary records reads back as the records
 // written, text that looks like another type or needs quoting among them.
 func TestExportedYAMLReadsBack(t *testing.T) {
 	desc := func(s string) *string { return &s }

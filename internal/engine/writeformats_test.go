@@ -23,7 +23,7 @@ func exportRecords() []Record {
 	}
 }
 
-// export -o xlsx writes one sheet that reads back as exactly the records
+// export --format xlsx writes one sheet that reads back as exactly the records
 // written: text stays text, whatever it looks like.
 func TestWorkbookRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
@@ -118,7 +118,7 @@ func TestGoodFilesRoundTripThroughAWorkbook(t *testing.T) {
 	}
 }
 
-// export -o csv --delimiter ';' --bom writes what Excel opens as UTF-8 in
+// export --format csv --delimiter ';' --bom writes what Excel opens as UTF-8 in
 // columns, and apply reads it back.
 func TestCSVWriteOptions(t *testing.T) {
 	var buf bytes.Buffer

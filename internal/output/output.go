@@ -400,13 +400,13 @@ func (p *Printer) single(v any, row ...string) error {
 		return yaml.NewEncoder(p.w).Encode(generic)
 	}
 	switch {
-	case p.format == JSON, len(row) == 0 && len(p.columns) == 0:
-		// A document with no columns, such as a flow's answer, is
-		// written as JSON in every format: a table of it would be
-		// empty, and the answer lost.
-		return writeJSON(p.w, v)
 	case p.format == NDJSON:
 		return json.NewEncoder(p.w).Encode(v)
+	case p.format == JSON, len(row) == 0 && len(p.columns) == 0:
+		// A document with no columns, such as a flow's answer, is
+		// written as JSON in the other formats: a table of it would be
+		// empty, and the answer lost.
+		return writeJSON(p.w, v)
 	}
 	if err := p.Add(v, row...); err != nil {
 		return err

@@ -134,7 +134,7 @@ and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 			case opts.MaxPages < 1:
 				return notSent(fmt.Errorf("--max-pages %d: want a number from 1 on", opts.MaxPages))
 			}
-			return cmdutil.Pick(runF, Run)(cmd.Context(), opts)
+			return cmdutil.Pick(runF, runAPI)(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -154,8 +154,8 @@ and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 	return cmd
 }
 
-// Run makes the request and writes the answer.
-func Run(ctx context.Context, o *Options) error {
+// runAPI makes the request and writes the answer.
+func runAPI(ctx context.Context, o *Options) error {
 	perMinute, err := ratelimit.ParsePerMinute(o.Rate)
 	if err != nil {
 		return notSent(err)

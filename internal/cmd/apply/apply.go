@@ -134,7 +134,7 @@ place; the folder is left as it is.`,
 				opts.StepSummary = f.Getenv("GITHUB_STEP_SUMMARY")
 			}
 			opts.Annotate = f.Getenv("GITHUB_ACTIONS") == "true"
-			run := cmdutil.Pick(runF, Run)
+			run := cmdutil.Pick(runF, runApply)
 			ctx, stop := onSignals(cmd.Context(), opts)
 			defer stop()
 			return run(ctx, opts)
@@ -187,8 +187,8 @@ func lessHeadroom(records int) {
 	}
 }
 
-// Run carries out `wbsctl apply`.
-func Run(ctx context.Context, o *Options) error {
+// runApply carries out `wbsctl apply`.
+func runApply(ctx context.Context, o *Options) error {
 	start := time.Now() // the whole run: the plan's reads count too
 	perMinute, err := ratelimit.ParsePerMinute(o.Rate)
 	if err != nil {

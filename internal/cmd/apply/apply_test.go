@@ -59,7 +59,7 @@ func TestApplyDryRunExportAndPrune(t *testing.T) {
 	}
 	// export then apply is a no-op, in every format.
 	for _, format := range []string{"csv", "json", "ndjson", "yaml"} {
-		code, exported, errOut := run(t, srv, "", "export", "-o", format)
+		code, exported, errOut := run(t, srv, "", "export", "--format", format)
 		if code != 0 {
 			t.Fatalf("export %s: %s", format, errOut)
 		}

@@ -160,12 +160,12 @@ func erpServer() *wbstest.Server {
 	return srv
 }
 
-// export -o xlsx writes a workbook a spreadsheet shows with exactly the
+// export --format xlsx writes a workbook a spreadsheet shows with exactly the
 // platform's values, which apply reads back unchanged.
 func TestExportWorkbook(t *testing.T) {
 	srv := erpServer()
 	defer srv.Close()
-	code, out, errOut := run(t, srv, "", "export", "-o", "xlsx")
+	code, out, errOut := run(t, srv, "", "export", "--format", "xlsx")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -190,7 +190,7 @@ func TestExportWorkbook(t *testing.T) {
 		t.Fatalf("the workbook does not read back: exit %d: %s", code, errOut)
 	}
 	// Not to a terminal.
-	code, _, errOut = runMode(t, srv, true, "", "export", "-o", "xlsx")
+	code, _, errOut = runMode(t, srv, true, "", "export", "--format", "xlsx")
 	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "redirect it to a file") {
 		t.Fatalf("to a terminal: exit %d: %s", code, errOut)
 	}
@@ -212,8 +212,8 @@ func TestExportCSVForExcel(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "0 to create, 0 to update, 3 unchanged") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	code, _, errOut = run(t, srv, "", "export", "-o", "json", "--bom")
-	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--delimiter and --bom are options of CSV, not of -o json") {
+	code, _, errOut = run(t, srv, "", "export", "--format", "json", "--bom")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--delimiter and --bom are options of CSV, not of --format json") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

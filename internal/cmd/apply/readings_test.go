@@ -147,7 +147,7 @@ func TestCommandsUnderEveryReading(t *testing.T) {
 				t.Fatalf("the changed file did not converge: exit %d\n%s", res.Code, res.Out)
 			}
 			want := held(srv)
-			res := cli.Do(t, srv, "export", "-o", "ndjson", "--page-size", "10")
+			res := cli.Do(t, srv, "export", "--format", "ndjson", "--page-size", "10")
 			if res.Code != 0 {
 				t.Fatalf("export: exit %d: %s", res.Code, res.ErrOut)
 			}

@@ -31,16 +31,12 @@ func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
 
 // LoginOptions are the inputs of `auth login`.
 type LoginOptions struct {
-	IO *iostreams.IOStreams
+	cmdutil.Deps
+	cmdutil.Profiles
 	// BaseURL, ClientID and the files of --client-cert, --client-key and
 	// --ca-file are the global flags that make the profile.
 	BaseURL, ClientID             string
 	ClientCert, ClientKey, CAFile string
-	Config                        func() (*config.Config, string, error)
-	ProfileName                   func(*config.Config) string
-	ClientFor                     func(*cmdutil.Credentials, ...sdk.Option) (*sdk.Client, error)
-	SecretStore                   func(storage, configDir string) credentials.Store
-	TokenCache                    func() (*credentials.TokenFile, error)
 
 	WithSecretStdin bool
 	InsecureStorage bool
@@ -50,11 +46,7 @@ type LoginOptions struct {
 
 // NewCmdLogin returns `wbsctl auth login`.
 func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
-	opts := &LoginOptions{
-		IO: f.IO, Config: f.Config, ProfileName: f.ProfileName,
-		ClientFor: f.ClientFor, SecretStore: f.SecretStore, TokenCache: f.TokenCache,
-		ReadSecret: promptSecret(f.IO),
-	}
+	opts := &LoginOptions{Deps: f.Deps(), Profiles: f.Profiles(), ReadSecret: promptSecret(f.IO)}
 	cmd := &cobra.Command{
 		Use:   "login --base-url URL --client-id ID",
 		Short: "Save a profile, its secret in the OS keyring",
@@ -184,23 +176,24 @@ type Status struct {
 
 // StatusOptions are the inputs of `auth status`.
 type StatusOptions struct {
-	IO         *iostreams.IOStreams
-	Resolve    func() (*cmdutil.Credentials, error)
-	TokenCache func() (*credentials.TokenFile, error)
-	PrinterAs  func(format string, columns ...string) (*output.Printer, error)
-	// JSON is --json, or -o json.
-	JSON bool
+	cmdutil.Deps
+	cmdutil.Profiles
+	// JSON is --json, the same as -o json.
+	JSON      bool
+	PrinterAs func(format string, columns ...string) (*output.Printer, error)
 }
 
 // NewCmdStatus returns `wbsctl auth status`.
 func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IO, Resolve: f.Resolve, TokenCache: f.TokenCache, PrinterAs: f.PrinterAs}
+	opts := &StatusOptions{Deps: f.Deps(), Profiles: f.Profiles(), PrinterAs: f.PrinterAs}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the profile in use, where its secret is kept, and its cached token's validity",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.JSON = opts.JSON || f.Global.Output == "json"
+			if opts.JSON && f.Global.Output != "" && f.Global.Output != "json" {
+				return &cmdutil.UsageError{Err: fmt.Errorf("--json and -o %s: give one", f.Global.Output)}
+			}
 			return cmdutil.Pick(runF, runStatus)(cmd.Context(), opts)
 		},
 	}
@@ -222,38 +215,43 @@ func runStatus(ctx context.Context, o *StatusOptions) error {
 			st.TokenCached, st.TokenValid, st.TokenExpiresAt = true, tok.Valid(time.Now()), tok.ExpiresAt
 		}
 	}
-	if o.JSON {
-		p, err := o.PrinterAs("json")
+	if o.JSON || o.Mode().Structured() {
+		columns := []string{"PROFILE", "BASE URL", "CLIENT ID", "SECRET", "TOKEN"}
+		p, err := o.Printer(columns...)
+		if o.JSON {
+			p, err = o.PrinterAs("json", columns...)
+		}
 		if err != nil {
 			return err
 		}
-		return p.Single(st)
+		return p.Single(st, st.Profile, st.BaseURL, st.ClientID, cmp.Or(st.SecretSource, "none"), st.token())
 	}
 	w := o.IO.Out
 	fmt.Fprintf(w, "profile:   %s\nbase URL:  %s\nclient id: %s\nsecret:    %s\n", st.Profile, st.BaseURL, st.ClientID, cmp.Or(st.SecretSource, "none"))
+	fmt.Fprintf(w, "token:     %s\n", st.token())
+	return nil
+}
+
+// token says what is cached of the token.
+func (st Status) token() string {
 	switch {
 	case st.TokenValid:
-		fmt.Fprintf(w, "token:     cached, valid until %s\n", st.TokenExpiresAt.Format(time.RFC3339))
+		return "cached, valid until " + st.TokenExpiresAt.Format(time.RFC3339)
 	case st.TokenCached:
-		fmt.Fprintf(w, "token:     cached, expired at %s\n", st.TokenExpiresAt.Format(time.RFC3339))
-	default:
-		fmt.Fprintln(w, "token:     none cached")
+		return "cached, expired at " + st.TokenExpiresAt.Format(time.RFC3339)
 	}
-	return nil
+	return "none cached"
 }
 
 // LogoutOptions are the inputs of `auth logout`.
 type LogoutOptions struct {
-	IO          *iostreams.IOStreams
-	Config      func() (*config.Config, string, error)
-	ProfileName func(*config.Config) string
-	SecretStore func(storage, configDir string) credentials.Store
-	TokenCache  func() (*credentials.TokenFile, error)
+	cmdutil.Deps
+	cmdutil.Profiles
 }
 
 // NewCmdLogout returns `wbsctl auth logout`.
 func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
-	opts := &LogoutOptions{IO: f.IO, Config: f.Config, ProfileName: f.ProfileName, SecretStore: f.SecretStore, TokenCache: f.TokenCache}
+	opts := &LogoutOptions{Deps: f.Deps(), Profiles: f.Profiles()}
 	return &cobra.Command{
 		Use:   "logout",
 		Short: "Remove the profile, its secret and its cached token",

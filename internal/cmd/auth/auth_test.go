@@ -275,3 +275,24 @@ func TestStatusAndLogoutWithoutAProfileExitFour(t *testing.T) {
 		}
 	}
 }
+
+// -o means for auth status what it means for every command; --json is -o
+// json, and the two may not disagree.
+func TestStatusTakesTheOutputFlags(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	e := newEnv(t)
+	e.vars["WBSCTL_BASE_URL"], e.vars["WBSCTL_CLIENT_ID"], e.vars["WBSCTL_CLIENT_SECRET"] = srv.URL, srv.ClientID, srv.ClientSecret
+	if code, out, errOut := e.run("", "auth", "status", "-o", "yaml"); code != 0 || !strings.Contains(out, "clientId: "+srv.ClientID) {
+		t.Fatalf("status -o yaml: exit %d, %s%s", code, out, errOut)
+	}
+	if code, out, errOut := e.run("", "auth", "status", "--jq", ".secretSource"); code != 0 || out != "environment\n" {
+		t.Fatalf("status --jq: exit %d, %q%s", code, out, errOut)
+	}
+	if code, out, errOut := e.run("", "auth", "status", "-o", "csv", "--no-headers"); code != 0 || out != "default,"+srv.URL+","+srv.ClientID+",environment,none cached\n" {
+		t.Fatalf("status -o csv: exit %d, %q%s", code, out, errOut)
+	}
+	if code, _, errOut := e.run("", "auth", "status", "--json", "-o", "yaml"); code != cmdutil.ExitUsage || !strings.Contains(errOut, "give one") {
+		t.Fatalf("status --json -o yaml: exit %d, %s", code, errOut)
+	}
+}

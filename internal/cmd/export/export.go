@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,12 +27,12 @@ type ExportOptions struct {
 // NewCmdExport returns `wbsctl export`.
 func NewCmdExport(f *cmdutil.Factory, runF func(context.Context, *ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{Deps: f.Deps()}
-	var delimiter string
+	var delimiter, format string
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write every WBS element with its organizations, in a format apply reads",
 		Long: `Write every WBS element with its business organizations as CSV (the
-default), JSON, NDJSON, YAML or an Excel workbook (-o xlsx: one sheet, its
+default), JSON, NDJSON, YAML or an Excel workbook (--format xlsx: one sheet, its
 header row frozen, each column as wide as its widest cell), in the formats
 wbsctl apply reads: applying an export changes nothing. For Excel, CSV
 takes --delimiter ';' where Excel expects it and --bom, by which Excel
@@ -42,17 +43,23 @@ that an export of any size holds only a few elements at a time. An error
 ends the file after the last element written whole, and says where the
 export stopped.`,
 		Example: `  wbsctl export > elements.csv
-  wbsctl export -o yaml > elements.yaml
-  wbsctl export -o xlsx > elements.xlsx
+  wbsctl export --format yaml > elements.yaml
+  wbsctl export --format xlsx > elements.xlsx
   wbsctl export --delimiter ';' --bom > elements-excel.csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Format = engine.FormatCSV
-			if f.Global.Output != "" {
-				var err error
-				if opts.Format, err = engine.ParseFormat(f.Global.Output); err != nil {
-					return &cmdutil.UsageError{Err: fmt.Errorf("-o %q: export writes a file apply reads: csv, json, ndjson, yaml or xlsx", f.Global.Output)}
-				}
+			given := "--format"
+			switch o := f.Global.Output; {
+			case o != "" && format != "" && o != format:
+				return &cmdutil.UsageError{Err: fmt.Errorf("--format %s and -o %s: give --format alone", format, o)}
+			case o != "" && format == "":
+				// What -o meant before --format: kept for one release.
+				fmt.Fprintf(opts.IO.ErrOut, "warning: export -o %s is deprecated and will be refused: use --format %s\n", o, o)
+				format, given = o, "-o"
+			}
+			var err error
+			if opts.Format, err = engine.ParseFormat(cmp.Or(format, "csv")); err != nil {
+				return &cmdutil.UsageError{Err: fmt.Errorf("%s %q: export writes a file apply reads: csv, json, ndjson, yaml or xlsx", given, format)}
 			}
 			if opts.PageSize < 1 {
 				return &cmdutil.UsageError{Err: errors.New("--page-size must be at least 1")}
@@ -67,14 +74,16 @@ export stopped.`,
 				}
 			}
 			if (opts.Write.Delimiter != 0 || opts.Write.BOM) && opts.Format != engine.FormatCSV {
-				return &cmdutil.UsageError{Err: fmt.Errorf("--delimiter and --bom are options of CSV, not of -o %s", opts.Format)}
+				return &cmdutil.UsageError{Err: fmt.Errorf("--delimiter and --bom are options of CSV, not of --format %s", opts.Format)}
 			}
 			if opts.Format == engine.FormatXLSX && opts.IO.IsStdoutTTY() {
-				return &cmdutil.UsageError{Err: errors.New("-o xlsx writes a workbook, which a terminal cannot show: redirect it to a file (> elements.xlsx)")}
+				return &cmdutil.UsageError{Err: errors.New("--format xlsx writes a workbook, which a terminal cannot show: redirect it to a file (> elements.xlsx)")}
 			}
 			return cmdutil.Pick(runF, runExport)(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "", "file format: csv, json, ndjson, yaml or xlsx (default csv)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", 4, "reads of organizations in flight")
 	cmd.Flags().StringVar(&delimiter, "delimiter", "", "with CSV: what separates the cells, such as ';' or tab (default ',')")

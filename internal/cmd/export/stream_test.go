@@ -41,7 +41,7 @@ func TestExportStreamsInOrder(t *testing.T) {
 		inFlight.Add(-1)
 		return true
 	})
-	code, out, errOut := run(t, srv, "", "export", "-o", "csv", "--concurrency", "3", "--page-size", "7")
+	code, out, errOut := run(t, srv, "", "export", "--format", "csv", "--concurrency", "3", "--page-size", "7")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 61 {
 		t.Fatalf("exit %d, %d lines: %s", code, len(lines), errOut)
@@ -75,7 +75,7 @@ func TestExportStopsWhole(t *testing.T) {
 		return true
 	})
 	for _, format := range []string{"csv", "json", "ndjson", "yaml"} {
-		code, out, errOut := run(t, srv2, "", "export", "-o", format, "--concurrency", "4")
+		code, out, errOut := run(t, srv2, "", "export", "--format", format, "--concurrency", "4")
 		// (With -o json the error is written as JSON, its quotes escaped.)
 		if code != cmdutil.ExitAuth || !strings.Contains(errOut, "export stopped after 20 elements, the last written") || !strings.Contains(errOut, "X-019") {
 			t.Fatalf("%s: exit %d: %s", format, code, errOut)
@@ -90,14 +90,29 @@ func TestExportStopsWhole(t *testing.T) {
 	}
 }
 
-// export -o with a format apply cannot read is refused in the words of
-// the flag the user typed.
-func TestExportRefusesAnOutputFormatByItsFlag(t *testing.T) {
+// A format apply cannot read is refused in the words of the flag the
+// user typed; -o, which meant --format before it, still does for one
+// release, with a warning.
+func TestExportFormatFlags(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
+	srv.Put(wbstest.Element{Code: "E-1"})
 	code, out, errOut := run(t, srv, "", "export", "-o", "table")
-	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `-o "table": export writes a file apply reads`) || strings.Contains(errOut, "--format") {
+	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `-o "table": export writes a file apply reads`) {
 		t.Fatalf("export -o table: exit %d: %s", code, errOut)
+	}
+	code, out, errOut = run(t, srv, "", "export", "--format", "table")
+	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `--format "table": export writes a file apply reads`) {
+		t.Fatalf("export --format table: exit %d: %s", code, errOut)
+	}
+	code, old, errOut := run(t, srv, "", "export", "-o", "ndjson")
+	_, now, _ := run(t, srv, "", "export", "--format", "ndjson")
+	if code != 0 || old != now || !strings.HasPrefix(now, `{"wbsElementCode":"E-1"`) || !strings.Contains(errOut, "warning: export -o ndjson is deprecated") {
+		t.Fatalf("export -o ndjson: exit %d, %q (--format: %q): %s", code, old, now, errOut)
+	}
+	code, _, errOut = run(t, srv, "", "export", "--format", "json", "-o", "yaml")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "give --format alone") {
+		t.Fatalf("export --format json -o yaml: exit %d: %s", code, errOut)
 	}
 }
 

@@ -43,9 +43,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		auth.NewCmdAuth(f),
 		element.NewCmdElement(f),
 		flow.NewCmdFlow(f),
-		schema.NewCmdSchema(f),
-		serve.NewCmdServe(f.IO, nil),
-		version.NewCmdVersion(f.IO),
+		schema.NewCmdSchema(f, nil),
+		serve.NewCmdServe(f, nil),
+		version.NewCmdVersion(f, nil),
 		&cobra.Command{Use: "exit-codes", Short: "The exit codes of wbsctl", Long: cmdutil.ExitCodesHelp},
 	)
 	// Help topics in the column of the commands, not by their whole path.

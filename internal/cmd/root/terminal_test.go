@@ -127,7 +127,7 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 		)
 	}
 	for _, o := range []string{"csv", "json", "yaml", "ndjson"} {
-		runs = append(runs, terminalRun{[]string{"export", "-o", o}, true})
+		runs = append(runs, terminalRun{[]string{"export", "--format", o}, true})
 	}
 	runs = append(runs,
 		terminalRun{[]string{"flow", "execute", "7", "--data", "{}"}, true},

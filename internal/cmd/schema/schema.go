@@ -3,14 +3,12 @@
 package schema
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk"
-	"gopkg.in/yaml.v3"
 )
 
 // Draft is the JSON Schema dialect of the schema.
@@ -101,24 +99,14 @@ func ApplyFile() map[string]any {
 	}
 }
 
-// Write writes the schema to w as JSON, or as YAML when yamlForm.
-func Write(w io.Writer, yamlForm bool) error {
-	if yamlForm {
-		enc := yaml.NewEncoder(w)
-		enc.SetIndent(2)
-		if err := enc.Encode(ApplyFile()); err != nil {
-			return err
-		}
-		return enc.Close()
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(ApplyFile())
+// Options are the inputs of `wbsctl schema`.
+type Options struct {
+	cmdutil.Deps
 }
 
 // NewCmdSchema returns `wbsctl schema`.
-func NewCmdSchema(f *cmdutil.Factory) *cobra.Command {
+func NewCmdSchema(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Deps: f.Deps()}
 	return &cobra.Command{
 		Use:   "schema",
 		Short: "Print the JSON Schema of the files apply reads, for editors",
@@ -126,7 +114,8 @@ func NewCmdSchema(f *cmdutil.Factory) *cobra.Command {
 apply reads: a list of WBS elements, each with wbsElementCode (1 to 30
 characters), description (at most 100), isActive, and
 businessOrganizations as objects of code and entityType. A line of NDJSON
-is one item: #/$defs/wbsElement. -o yaml prints the same schema as YAML.
+is one item: #/$defs/wbsElement. It is printed as JSON, or as YAML with
+-o yaml; --jq and --template read it as every command's output.
 
 Save it and point an editor at it. A JSON file names it in the object
 form apply also reads:
@@ -139,13 +128,15 @@ in settings.json (see docs/files.md).`,
   wbsctl schema -o yaml > wbs-elements.schema.yaml`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch f.Global.Output {
-			case "", "json":
-				return Write(f.IO.Out, false)
-			case "yaml":
-				return Write(f.IO.Out, true)
-			}
-			return &cmdutil.UsageError{Err: fmt.Errorf("-o %s: the schema is printed as json (the default) or yaml", f.Global.Output)}
+			return cmdutil.Pick(runF, runSchema)(cmd.Context(), opts)
 		},
 	}
+}
+
+func runSchema(_ context.Context, o *Options) error {
+	p, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	return p.Single(ApplyFile())
 }

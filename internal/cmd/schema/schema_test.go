@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
-	"github.com/wbsctl/wbsctl/internal/cmd/schema"
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/sdk"
+	"github.com/wbsctl/wbsctl/sdk/wbstest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -15,12 +17,8 @@ import (
 // YAML alike.
 func TestSchemaFormsAndLimits(t *testing.T) {
 	var j, y bytes.Buffer
-	if err := schema.Write(&j, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Write(&y, true); err != nil {
-		t.Fatal(err)
-	}
+	j.Write(printed(t))
+	y.Write(printed(t, "-o", "yaml"))
 	var fromJSON, fromYAML any
 	if err := json.Unmarshal(j.Bytes(), &fromJSON); err != nil {
 		t.Fatal(err)
@@ -66,5 +64,28 @@ func TestSchemaFormsAndLimits(t *testing.T) {
 	}
 	if got := at("$defs", "businessOrganization", "required"); !reflect.DeepEqual(got, []any{"code", "entityType"}) {
 		t.Errorf("required %v", got)
+	}
+}
+
+// printed is what `wbsctl schema ARGS...` prints.
+func printed(t *testing.T, args ...string) []byte {
+	t.Helper()
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	res := cmdtest.Run{}.Do(t, srv, append([]string{"schema"}, args...)...)
+	if res.Code != 0 {
+		t.Fatalf("wbsctl schema %v: exit %d: %s", args, res.Code, res.ErrOut)
+	}
+	return []byte(res.Out)
+}
+
+// -o, --jq and --template mean for the schema what they mean for every
+// command's output.
+func TestSchemaTakesTheOutputFlags(t *testing.T) {
+	if got := string(printed(t, "--jq", `."$defs".wbsElement.required[0]`)); got != "wbsElementCode\n" {
+		t.Fatalf("--jq printed %q", got)
+	}
+	if got := string(printed(t, "-o", "ndjson")); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, `{"$defs":`) {
+		t.Fatalf("-o ndjson printed %.80q…", got)
 	}
 }

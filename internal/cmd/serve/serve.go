@@ -17,13 +17,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
 // Options are the flags of `wbsctl serve`.
 type Options struct {
-	IO            *iostreams.IOStreams
+	cmdutil.Deps
 	Addr          string
 	Credentials   []string
 	TokenLifetime time.Duration
@@ -54,8 +53,8 @@ type Options struct {
 
 // NewCmdServe returns `wbsctl serve`; runF replaces the run function in
 // tests of the flags.
-func NewCmdServe(io *iostreams.IOStreams, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: io}
+func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Deps: f.Deps()}
 	cmd := &cobra.Command{
 		Use:         "serve",
 		Annotations: map[string]string{cmdutil.OwnSignals: "shuts down"},
@@ -91,37 +90,37 @@ probability, times. For instance:
   wbsctl serve --credential integrationhub-1=s3cret --rate-limit 240 --org-update replace`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run := cmdutil.Pick(runF, Run)
+			run := cmdutil.Pick(runF, runServe)
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			return run(ctx, opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (HOST:PORT; port 0 picks a free one)")
-	f.StringArrayVar(&opts.Credentials, "credential", nil, "accepted credential as CLIENT_ID=SECRET (repeatable)")
-	f.DurationVar(&opts.TokenLifetime, "token-lifetime", time.Hour, "lifetime of issued access tokens")
-	f.StringVar(&opts.OrgUpdate, "org-update", "merge", "what an update's businessOrganizations does: merge or replace")
-	f.IntVar(&opts.RateLimit, "rate-limit", 0, "requests per minute per client id (0: no limit)")
-	f.StringVar(&opts.RateWindow, "rate-window", "fixed", "how --rate-limit counts: fixed (each minute from a client's first request) or sliding (a bucket refilled continuously)")
-	f.IntVar(&opts.MaxPageSize, "max-page-size", 100, "largest page size answered; a larger pageSize is served at this size, silently")
-	f.StringVar(&opts.Next, "next", "url", "what a list page's next holds: url, relative, page, offset, cursor, null or absent")
-	f.StringVar(&opts.Hits, "hits", "total", "what a list page's hits counts: total, page or null")
-	f.StringVar(&opts.EmptyList, "empty-list", "200", "status of an empty list: 200 (empty data) or 404")
-	f.StringVar(&opts.PastEnd, "past-end", "empty", "answer to a page past the end: empty, 404 or last (the last page again)")
-	f.StringArrayVar(&opts.Faults, "fault", nil, "fault rule to inject (repeatable; see above)")
-	f.Int64Var(&opts.Seed, "seed", 1, "seed of probabilistic faults")
-	f.IntVar(&opts.Elements, "elements", 0, "start with this many generated elements (E-0000001, E-0000002, …), to try lists on")
-	f.BoolVar(&opts.TLS, "tls", false, "serve https with a self-signed certificate made at start")
-	f.StringVar(&opts.TLSCAOut, "tls-ca-out", "", "with --tls: write the certificate's PEM to this `FILE` (for --ca-file)")
-	f.StringVar(&opts.TLSCert, "tls-cert", "", "serve https with the certificate (PEM) in this `FILE`; needs --tls-key")
-	f.StringVar(&opts.TLSKey, "tls-key", "", "the private key (PEM) of --tls-cert, in this `FILE`")
-	f.StringVar(&opts.ClientCA, "client-ca", "", "with TLS: require client certificates signed by an authority in this PEM `FILE` (mutual TLS)")
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (HOST:PORT; port 0 picks a free one)")
+	fl.StringArrayVar(&opts.Credentials, "credential", nil, "accepted credential as CLIENT_ID=SECRET (repeatable)")
+	fl.DurationVar(&opts.TokenLifetime, "token-lifetime", time.Hour, "lifetime of issued access tokens")
+	fl.StringVar(&opts.OrgUpdate, "org-update", "merge", "what an update's businessOrganizations does: merge or replace")
+	fl.IntVar(&opts.RateLimit, "rate-limit", 0, "requests per minute per client id (0: no limit)")
+	fl.StringVar(&opts.RateWindow, "rate-window", "fixed", "how --rate-limit counts: fixed (each minute from a client's first request) or sliding (a bucket refilled continuously)")
+	fl.IntVar(&opts.MaxPageSize, "max-page-size", 100, "largest page size answered; a larger pageSize is served at this size, silently")
+	fl.StringVar(&opts.Next, "next", "url", "what a list page's next holds: url, relative, page, offset, cursor, null or absent")
+	fl.StringVar(&opts.Hits, "hits", "total", "what a list page's hits counts: total, page or null")
+	fl.StringVar(&opts.EmptyList, "empty-list", "200", "status of an empty list: 200 (empty data) or 404")
+	fl.StringVar(&opts.PastEnd, "past-end", "empty", "answer to a page past the end: empty, 404 or last (the last page again)")
+	fl.StringArrayVar(&opts.Faults, "fault", nil, "fault rule to inject (repeatable; see above)")
+	fl.Int64Var(&opts.Seed, "seed", 1, "seed of probabilistic faults")
+	fl.IntVar(&opts.Elements, "elements", 0, "start with this many generated elements (E-0000001, E-0000002, …), to try lists on")
+	fl.BoolVar(&opts.TLS, "tls", false, "serve https with a self-signed certificate made at start")
+	fl.StringVar(&opts.TLSCAOut, "tls-ca-out", "", "with --tls: write the certificate's PEM to this `FILE` (for --ca-file)")
+	fl.StringVar(&opts.TLSCert, "tls-cert", "", "serve https with the certificate (PEM) in this `FILE`; needs --tls-key")
+	fl.StringVar(&opts.TLSKey, "tls-key", "", "the private key (PEM) of --tls-cert, in this `FILE`")
+	fl.StringVar(&opts.ClientCA, "client-ca", "", "with TLS: require client certificates signed by an authority in this PEM `FILE` (mutual TLS)")
 	return cmd
 }
 
-// Run starts the server and blocks until ctx ends, then shuts down.
-func Run(ctx context.Context, opts *Options) error {
+// runServe starts the server and blocks until ctx ends, then shuts down.
+func runServe(ctx context.Context, opts *Options) error {
 	var serverOpts []wbstest.Option
 	for _, c := range opts.Credentials {
 		id, secret, ok := strings.Cut(c, "=")

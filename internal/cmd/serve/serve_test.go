@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
@@ -21,7 +22,7 @@ func start(t *testing.T, opts *Options) (base string, stop func() error) {
 	done := make(chan error, 1)
 	opts.Addr = "127.0.0.1:0"
 	opts.Ready = func(u string) { ready <- u }
-	go func() { done <- Run(ctx, opts) }()
+	go func() { done <- runServe(ctx, opts) }()
 	select {
 	case base = <-ready:
 	case err := <-done:
@@ -34,7 +35,7 @@ func start(t *testing.T, opts *Options) (base string, stop func() error) {
 func TestServeAnswersAndStopsCleanly(t *testing.T) {
 	io, _, out, errOut := iostreams.Test()
 	base, stop := start(t, &Options{
-		IO: io, Credentials: []string{"integrationhub-9=top-secret"},
+		Deps: cmdutil.Deps{IO: io}, Credentials: []string{"integrationhub-9=top-secret"},
 		TokenLifetime: time.Hour, OrgUpdate: "replace", MaxPageSize: 100,
 	})
 	c, err := sdk.NewClient(base, sdk.WithCredentials("integrationhub-9", "top-secret"))
@@ -60,7 +61,7 @@ func TestServeAnswersAndStopsCleanly(t *testing.T) {
 
 func TestServeGeneratesAndPrintsACredential(t *testing.T) {
 	io, _, out, _ := iostreams.Test()
-	base, stop := start(t, &Options{IO: io, OrgUpdate: "merge", TokenLifetime: time.Minute})
+	base, stop := start(t, &Options{Deps: cmdutil.Deps{IO: io}, OrgUpdate: "merge", TokenLifetime: time.Minute})
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestServeGeneratesAndPrintsACredential(t *testing.T) {
 func TestServeStartsWithGeneratedElements(t *testing.T) {
 	io, _, _, _ := iostreams.Test()
 	base, stop := start(t, &Options{
-		IO: io, Credentials: []string{"integrationhub-9=top-secret"},
+		Deps: cmdutil.Deps{IO: io}, Credentials: []string{"integrationhub-9=top-secret"},
 		TokenLifetime: time.Hour, OrgUpdate: "merge", MaxPageSize: 100, Elements: 25,
 	})
 	c, err := sdk.NewClient(base, sdk.WithCredentials("integrationhub-9", "top-secret"))
@@ -107,17 +108,17 @@ func TestServeStartsWithGeneratedElements(t *testing.T) {
 func TestRunRejectsBadFlags(t *testing.T) {
 	io, _, _, _ := iostreams.Test()
 	for _, opts := range []*Options{
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "sometimes"},
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Credentials: []string{"no-secret"}},
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Faults: []string{"kind=explode"}},
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Next: "link"},
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", Hits: "some"},
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", EmptyList: "204"},
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", PastEnd: "wrap"},
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", MaxPageSize: -1},
-		{IO: io, Addr: "127.0.0.1:0", OrgUpdate: "merge", RateWindow: "rolling"},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "sometimes"},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "merge", Credentials: []string{"no-secret"}},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "merge", Faults: []string{"kind=explode"}},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "merge", Next: "link"},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "merge", Hits: "some"},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "merge", EmptyList: "204"},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "merge", PastEnd: "wrap"},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "merge", MaxPageSize: -1},
+		{Deps: cmdutil.Deps{IO: io}, Addr: "127.0.0.1:0", OrgUpdate: "merge", RateWindow: "rolling"},
 	} {
-		if err := Run(context.Background(), opts); err == nil {
+		if err := runServe(context.Background(), opts); err == nil {
 			t.Errorf("%+v: no error", opts)
 		}
 	}

@@ -2,23 +2,51 @@
 package version
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/build"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/iostreams"
 )
 
+// Options are the inputs of `wbsctl version`.
+type Options struct {
+	cmdutil.Deps
+}
+
 // NewCmdVersion returns `wbsctl version`.
-func NewCmdVersion(io *iostreams.IOStreams) *cobra.Command {
+func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Deps: f.Deps()}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and build date",
-		Args:  cmdutil.NoArgs,
+		Long: `Print the version, commit and build date: a line for people, or with
+-o json or yaml (or --jq) a document of version, commit and date.`,
+		Example: `  wbsctl version
+  wbsctl version --jq .version`,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(io.Out, "wbsctl %s (commit %s, built %s)\n", build.Version, build.Commit, build.Date)
-			return err
+			return cmdutil.Pick(runF, runVersion)(cmd.Context(), opts)
 		},
 	}
+}
+
+// info is the version as a document.
+type info struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Date    string `json:"date"`
+}
+
+func runVersion(_ context.Context, o *Options) error {
+	if o.Mode().Structured() {
+		p, err := o.Printer("VERSION", "COMMIT", "DATE")
+		if err != nil {
+			return err
+		}
+		return p.Single(info{build.Version, build.Commit, build.Date}, build.Version, build.Commit, build.Date)
+	}
+	_, err := fmt.Fprintf(o.IO.Out, "wbsctl %s (commit %s, built %s)\n", build.Version, build.Commit, build.Date)
+	return err
 }
