@@ -18,7 +18,7 @@ func TestDocsSnippetsAreExamples(t *testing.T) {
 	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	held := norm(string(examples))
 	block := regexp.MustCompile("(?s)```go\n(.*?)```")
-	for _, page := range []string{"../README.md", "../docs/testing.md"} {
+	for _, page := range []string{"../README.md", "../docs/testing.md", "../docs/sdk.md"} {
 		b, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"os"
 	"time"
@@ -253,4 +254,43 @@ func ExampleWithHTTPClient() {
 		return
 	}
 	_ = client
+}
+
+// The tour of docs/sdk.md: create, update with the three states of a
+// field, and list.
+func Example_tour() {
+	srv := wbstest.NewServer() // the reference server; your platform's URL instead
+	defer srv.Close()
+	ctx := context.Background()
+
+	client, err := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = client.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{
+		Code:                  "P-100.01",
+		Description:           sdk.Ptr("Site preparation"),
+		BusinessOrganizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Three states per field: unset (left as it is), Null (cleared), Set.
+	_, err = client.WBSElements.Update(ctx, "P-100.01", &sdk.UpdateWBSElementRequest{
+		Description: sdk.Null[string](),
+		IsActive:    sdk.Set(false),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	for el, err := range client.WBSElements.All(ctx, nil) { // 100 a page
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(el.Code, el.Description == nil, el.IsActive)
+	}
+	// Output: P-100.01 true false
 }
