@@ -278,8 +278,8 @@ func (p *parser) check(recs []Record) {
 	for i := range recs {
 		recs[i].Organizations = shareLinks(recs[i].Organizations)
 	}
-	// The codes given twice, found through the records sorted by code (at
-	// 200,000 records a map of every code held 8 MB).
+	// The codes given twice, found through the records sorted by code
+	// (see codeIndex).
 	repeats := newCodeIndex(len(recs), func(i int) string { return recs[i].Code }).repeats()
 	for i, r := range recs {
 		req := createRequest(&r)

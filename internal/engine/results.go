@@ -8,8 +8,7 @@ import (
 // Results are the outcomes of a run: one per change of the plan, in plan
 // order, then those added (records left out as invalid). An outcome that
 // says no more than its status, as most of a bulk load's do, is kept as
-// its status alone, a byte; the rest whole. (200,000 outcomes kept whole
-// held 34 MB with their correlation ids.)
+// its status alone, a byte; the rest whole, with their correlation ids.
 type Results struct {
 	plan   *Plan
 	status []uint8        // index in statuses, per change

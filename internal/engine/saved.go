@@ -68,8 +68,8 @@ func versionError(n int) error {
 
 // savedSteps are the steps of a saved plan. They are read one at a time,
 // each checked as it is read and then held without the after its record
-// gives (see SavedStep.compact): read whole, the saved plan of 200,000
-// creates with links held 490 MB while it was carried out.
+// gives (see SavedStep.compact): read whole, a large plan would be held
+// many times over while it is carried out.
 type savedSteps []SavedStep
 
 // UnmarshalJSONFrom reads the steps from dec, for strictjson.UnmarshalRead.
@@ -411,7 +411,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 const maxNamed = 10
 
 // firstOf lists the first n of names and counts the rest, as "A, B and 3
-// more": a plan of 200,000 creates that all moved is no 4 MB error.
+// more": a large plan whose elements all moved is no error of megabytes.
 func firstOf(names []string, n int) string {
 	if len(names) <= n {
 		return strings.Join(names, ", ")

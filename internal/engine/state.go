@@ -83,8 +83,8 @@ func LoadState(path, baseURL, clientID string, records []Record) (*StateFile, er
 	return st, nil
 }
 
-// readState reads a state file as a stream: at 200,000 elements the file
-// is 31 MB, and held whole it was most of a re-apply's peak.
+// readState reads a state file as a stream: held whole, a large state
+// would be most of a re-apply's peak.
 func readState(r io.Reader, records []Record) (*StateFile, error) {
 	var st StateFile
 	if records != nil {
@@ -126,8 +126,8 @@ func (s *StateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 // stateElements are a state's elements by code. They are read an element
-// at a time, its links shared as it is read: the lists of 200,000
-// elements, held until the end of the file, held 19 MB.
+// at a time, its links shared as it is read, rather than each element's
+// lists held until the end of the file.
 type stateElements map[string]*State
 
 // UnmarshalJSONFrom reads the elements from dec.
@@ -166,8 +166,8 @@ func (m *stateElements) read(dec *jsontext.Decoder, known *Known) error {
 // Known is what a state recorded of the elements a plan's records name,
 // as far as it can spare a read of their links: an entry whose record
 // names other links, or none, is not held. An entry that is just what
-// its record states is held as a flag. Held whole, the entries of an
-// unchanged re-apply of 200,000 elements took 19 MB.
+// its record states is held as a flag, so that an unchanged re-apply
+// holds next to nothing of the state.
 type Known struct {
 	records  []Record
 	byCode   codeIndex
@@ -255,8 +255,8 @@ func (s *StateFile) Save(path string) error {
 }
 
 // write writes s an element at a time, as json.Marshal writes a state
-// with the same elements: the whole file is not held (at 200,000
-// elements json.Marshal held 45 MB more). From Begin on, the elements are
+// with the same elements, without holding the whole file as
+// json.Marshal would. From Begin on, the elements are
 // those of entries.
 func (s *StateFile) write(w *bufio.Writer) error {
 	head, err := json.Marshal(struct {

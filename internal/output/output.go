@@ -156,9 +156,8 @@ func (p *Printer) streamJSON(v any) error {
 	return err
 }
 
-// streamYAML writes v as the next item of a YAML list. yaml.v3 builds a
-// tree of all it encodes: element list --all -o yaml of 200,000 elements
-// held 1.5 GB.
+// streamYAML writes v as the next item of a YAML list, so that a long
+// list is never held: yaml.v3 builds a tree of all it encodes.
 func (p *Printer) streamYAML(v any) error {
 	b, err := YAMLItem(v)
 	if err != nil {
@@ -386,7 +385,7 @@ func (p *Printer) single(v any, row ...string) error {
 	if p.query != nil || p.tmpl != nil || p.format == YAML {
 		// These read the value's JSON form, not its Go type. JSON and
 		// NDJSON are written from v itself: made into maps first, a
-		// plan's document of 200,000 changes doubled apply's peak memory.
+		// large plan's document would be held twice.
 		generic, err := Generic(v)
 		if err != nil {
 			return err

@@ -77,7 +77,7 @@ func UnmarshalRead(r io.Reader, v any) error {
 // the text whole, for a value too large to hold: v's type reads itself
 // with UnmarshalJSONFrom, a member at a time, and keeps to the package's
 // rules itself. The decoder does not remember the names of an object's
-// members (at 200,000 members they took 10 MB): a type that reads an
+// members, which for a large object would be most of what it holds: a type that reads an
 // object refuses a name given twice, and reads each small value whole
 // with Member.
 func UnmarshalLarge(r io.Reader, v any) error {

@@ -173,15 +173,14 @@ place; the folder is left as it is.`,
 // for more than the collector's time.
 const largeFile = 100_000
 
-// lessHeadroom lets the heap grow by half its live size between
-// collections, not by all of it, for a file of records records of at
-// least largeFile, unless GOGC says otherwise. Apply holds its records
-// and plan from start to end: at 200,000 elements with links, 37 MB live,
-// the default headroom took the peak to 104 to 111 MiB, and half of it
-// to 79 to 87 MiB, for 1.8 s more of the collector's CPU time in a run of
-// 20 s at --rate 0. At 20,000 records, 6 MB live, half the headroom
-// cost 7 % of apply's CPU time and saved 5 MB.
-func lessHeadroom(records int) {
+// collectSoonerForLargeFiles lets the heap grow by half its live size
+// between collections, not by all of it, for a file of records records of
+// at least largeFile, unless GOGC says otherwise. Apply holds its records
+// and plan from start to end, so the default lets a large file's peak
+// reach twice what it holds; the collector's extra work is a few percent
+// of a run that the platform's rate makes last minutes (docs/benchmarks.md
+// has the figures).
+func collectSoonerForLargeFiles(records int) {
 	if records >= largeFile && os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
@@ -199,7 +198,7 @@ func runApply(ctx context.Context, o *Options) error {
 		if parsed, digest, err = readFile(o); err != nil {
 			return err
 		}
-		lessHeadroom(len(parsed.Records))
+		collectSoonerForLargeFiles(len(parsed.Records))
 	}
 
 	limiter := ratelimit.New(perMinute)
@@ -545,7 +544,7 @@ func verifySavedPlan(ctx context.Context, c *sdk.Client, o *Options, opts engine
 // or for any when c is nil (to show it without credentials). One that is
 // damaged, edited, another platform's or not there is a usage error,
 // found before anything was sent. A large plan is held as a large file's records are
-// (see lessHeadroom).
+// (see collectSoonerForLargeFiles).
 func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
 	var saved *engine.SavedPlan
 	var err error
@@ -557,7 +556,7 @@ func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
 	if err != nil {
 		return nil, &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
 	}
-	lessHeadroom(len(saved.Steps))
+	collectSoonerForLargeFiles(len(saved.Steps))
 	return saved, nil
 }
 

@@ -59,7 +59,7 @@ func TestLessHeadroomKeepsGOGC(t *testing.T) {
 	}{{"", largeFile, 50}, {"", largeFile - 1, 100}, {"200", largeFile, 100}, {"off", 10 * largeFile, 100}} {
 		t.Setenv("GOGC", tc.gogc)
 		debug.SetGCPercent(100)
-		lessHeadroom(tc.records)
+		collectSoonerForLargeFiles(tc.records)
 		if got := debug.SetGCPercent(100); got != tc.want {
 			t.Errorf("GOGC=%q, %d records: the collector's percent is %d, want %d", tc.gogc, tc.records, got, tc.want)
 		}

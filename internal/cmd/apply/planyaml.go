@@ -13,8 +13,8 @@ import (
 
 // writePlanYAML writes the plan's document as -o yaml writes a value (the
 // YAML of its JSON form, members in order of name), a change at a time:
-// yaml.v3 builds a tree of all it encodes, which for the whole document
-// of 200,000 changes took 5 GB. Each change is encoded as an item of a
+// yaml.v3 builds a tree of all it encodes, many times the size of a
+// large plan. Each change is encoded as an item of a
 // top-level list and indented under changes, as the encoder indents a
 // nested sequence.
 func writePlanYAML(w io.Writer, plan *engine.Plan, showUnchanged bool) error {
