@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -25,20 +26,20 @@ func testClient(t *testing.T, srv *wbstest.Server) *sdk.Client {
 }
 
 // records makes n records with one or two organizations each.
-func records(n int) []Record {
-	recs := make([]Record, n)
+func records(n int) []wbsfile.Record {
+	recs := make([]wbsfile.Record, n)
 	for i := range recs {
 		d := fmt.Sprintf("Element %d", i)
 		orgs := []sdk.BusinessOrganization{{Code: fmt.Sprint(1000 + i%7), EntityType: "company"}}
 		if i%3 == 0 {
 			orgs = append(orgs, sdk.BusinessOrganization{Code: fmt.Sprintf("B%d", i%11), EntityType: "branch"})
 		}
-		recs[i] = Record{Line: int32(i + 2), Code: fmt.Sprintf("P-%05d", i), Description: &d, IsActive: sdk.Ptr(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
+		recs[i] = wbsfile.Record{Line: int32(i + 2), Code: fmt.Sprintf("P-%05d", i), Description: &d, IsActive: sdk.Ptr(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
 	}
 	return recs
 }
 
-func converge(t *testing.T, c *sdk.Client, recs []Record, prune bool) (*Results, *Plan) {
+func converge(t *testing.T, c *sdk.Client, recs []wbsfile.Record, prune bool) (*Results, *Plan) {
 	t.Helper()
 	ctx := context.Background()
 	plan, err := BuildPlan(ctx, c, recs, PlanOptions{Prune: prune})
@@ -55,7 +56,7 @@ func converge(t *testing.T, c *sdk.Client, recs []Record, prune bool) (*Results,
 }
 
 // assertState checks that the server holds exactly the records.
-func assertState(t *testing.T, srv *wbstest.Server, recs []Record) {
+func assertState(t *testing.T, srv *wbstest.Server, recs []wbsfile.Record) {
 	t.Helper()
 	els := srv.Elements()
 	if len(els) != len(recs) {
@@ -117,7 +118,7 @@ func TestLoadRerunAndChangesForBothLinkModes(t *testing.T) {
 
 			// 100 changes: 25 descriptions, 25 flags, 25 added links,
 			// 25 links swapped for others.
-			changed := append([]Record(nil), recs...)
+			changed := append([]wbsfile.Record(nil), recs...)
 			want := 0
 			for i := 0; i < 100; i++ {
 				r := &changed[i*20]
@@ -191,7 +192,7 @@ func TestLoadSurvivesFaults(t *testing.T) {
 		t.Fatal("a fault kind never fired")
 	}
 	// A second run with faults converges to nothing to do.
-	changed := append([]Record(nil), recs...)
+	changed := append([]wbsfile.Record(nil), recs...)
 	for i := 0; i < 200; i++ {
 		d := "changed under faults"
 		changed[i*10].Description = &d
@@ -333,7 +334,7 @@ func TestResultsKeepWhatIsNeeded(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := "changed"
-		recs := []Record{{Line: 2, Code: "A-1"}, {Line: 3, Code: "U-1", Description: &d}, {Line: 4, Code: "OLD", IsActive: sdk.Ptr(true)}}
+		recs := []wbsfile.Record{{Line: 2, Code: "A-1"}, {Line: 3, Code: "U-1", Description: &d}, {Line: 4, Code: "OLD", IsActive: sdk.Ptr(true)}}
 		plan, err := BuildPlan(ctx, c, recs, PlanOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/wbsctl/wbsctl/internal/ratelimit"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -33,7 +34,7 @@ func BenchmarkParseCSV(b *testing.B) {
 	data := benchCSV(20000)
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := Parse(bytes.NewReader(data), FormatCSV)
+		f, err := wbsfile.Parse(bytes.NewReader(data), wbsfile.FormatCSV)
 		if err != nil || len(f.Records) != 20000 {
 			b.Fatal(err, len(f.Problems))
 		}
@@ -41,7 +42,7 @@ func BenchmarkParseCSV(b *testing.B) {
 }
 
 func BenchmarkPlanCreates(b *testing.B) {
-	f, err := Parse(bytes.NewReader(benchCSV(20000)), FormatCSV)
+	f, err := wbsfile.Parse(bytes.NewReader(benchCSV(20000)), wbsfile.FormatCSV)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func (ackTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func BenchmarkExecuteCreates(b *testing.B) {
-	f, err := Parse(bytes.NewReader(benchCSV(20000)), FormatCSV)
+	f, err := wbsfile.Parse(bytes.NewReader(benchCSV(20000)), wbsfile.FormatCSV)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"pgregory.net/rapid"
 )
@@ -46,7 +47,7 @@ var planOfEveryKind = rapid.Custom(func(t *rapid.T) *Plan {
 			ch.LinkChanges = &LinkChanges{AddOrganizations: orgs.Draw(t, "add"), RemoveOrganizations: orgs.Draw(t, "remove")}
 		}
 		if rapid.Bool().Draw(t, "record") {
-			r := &Record{Code: ch.Code, IsActive: new(rapid.Bool().Draw(t, "recordActive")), Organizations: orgs.Draw(t, "recordLinks")}
+			r := &wbsfile.Record{Code: ch.Code, IsActive: new(rapid.Bool().Draw(t, "recordActive")), Organizations: orgs.Draw(t, "recordLinks")}
 			r.OrganizationsSet = r.Organizations != nil
 			if rapid.Bool().Draw(t, "recordDescribed") {
 				r.Description = new(text.Draw(t, "recordDescription"))

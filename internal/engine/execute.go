@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -36,7 +37,7 @@ type Result struct {
 	// whose answer was lost and that was found done on reading back.
 	Note string `json:"note,omitempty"`
 	// Problems are the problems of the file that left a record out.
-	Problems []Problem `json:"problems,omitempty"`
+	Problems []wbsfile.Problem `json:"problems,omitempty"`
 }
 
 // ExecuteOptions steers Execute.
@@ -211,8 +212,8 @@ func (e *executor) apply(ctx context.Context, ch *Change) (*sdk.Acknowledgement,
 // create sends the create of r, with the links inlined. The SDK retries
 // it only where it provably never reached the platform; an unknown
 // outcome is left to the read-back.
-func (e *executor) create(ctx context.Context, r *Record) (*sdk.Acknowledgement, error) {
-	return e.c.WBSElements.Create(ctx, createRequest(r))
+func (e *executor) create(ctx context.Context, r *wbsfile.Record) (*sdk.Acknowledgement, error) {
+	return e.c.WBSElements.Create(ctx, r.CreateRequest())
 }
 
 func (e *executor) finish(i int, ack *sdk.Acknowledgement, err error, note string) {
@@ -335,19 +336,6 @@ func (e *executor) unsettled(i int, err error) error {
 		return refusal
 	}
 	return err
-}
-
-// createRequest is the create of a record, links inlined so that a new
-// element costs one request.
-func createRequest(r *Record) *sdk.CreateWBSElementRequest {
-	req := &sdk.CreateWBSElementRequest{Code: r.Code, IsActive: r.IsActive}
-	if r.Description != nil && *r.Description != "" {
-		req.Description = r.Description
-	}
-	if r.OrganizationsSet {
-		req.BusinessOrganizations = dedupe(r.Organizations)
-	}
-	return req
 }
 
 // run calls fn for 0..n-1 in order, with at most limit calls at once,

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wbsctl/wbsctl/internal/codeindex"
+	"github.com/wbsctl/wbsctl/internal/links"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -79,7 +81,7 @@ type Change struct {
 	Before *State `json:"before,omitempty"`
 	After  *State `json:"after,omitempty"`
 
-	record *Record
+	record *wbsfile.Record
 }
 
 // Desired is what the element holds once ch is made: its After, or the
@@ -123,7 +125,7 @@ func (ch *Change) dropRecordState() {
 
 // isRecordState reports whether st is exactly the state r makes of a new
 // element.
-func isRecordState(r *Record, st *State) bool {
+func isRecordState(r *wbsfile.Record, st *State) bool {
 	var want State
 	setRecordState(&want, r, nil)
 	return st != nil && sameListed(st, &want) &&
@@ -212,14 +214,14 @@ type State struct {
 
 // recordState is what the platform holds once r is applied over before
 // (nil for a create): fields the record leaves out stay as they are.
-func recordState(r *Record, before *State) *State {
+func recordState(r *wbsfile.Record, before *State) *State {
 	after := &State{}
 	setRecordState(after, r, before)
 	return after
 }
 
 // setRecordState sets after to recordState(r, before).
-func setRecordState(after *State, r *Record, before *State) {
+func setRecordState(after *State, r *wbsfile.Record, before *State) {
 	*after = State{IsActive: true}
 	if before != nil {
 		*after = *before
@@ -234,7 +236,7 @@ func setRecordState(after *State, r *Record, before *State) {
 		after.IsActive = *r.IsActive
 	}
 	if r.OrganizationsSet {
-		after.BusinessOrganizations = dedupe(r.Organizations)
+		after.BusinessOrganizations = links.Dedupe(r.Organizations)
 		if after.BusinessOrganizations == nil {
 			after.BusinessOrganizations = []sdk.BusinessOrganization{}
 		}
@@ -305,9 +307,9 @@ func (o PlanOptions) withDefaults() PlanOptions {
 // The list is compared as it is read, not held: an element the file names
 // becomes its change's Before at once, and one it does not is kept only
 // for a prune.
-func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOptions) (*Plan, error) {
+func BuildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opts PlanOptions) (*Plan, error) {
 	opts = opts.withDefaults()
-	byCode := newCodeIndex(len(records), func(i int) string { return records[i].Code })
+	byCode := codeindex.New(len(records), func(i int) string { return records[i].Code })
 	alsoNamed := make(map[string]bool, len(opts.AlsoNamed))
 	for _, code := range opts.AlsoNamed {
 		alsoNamed[code] = true
@@ -315,7 +317,7 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 	plan := &Plan{Changes: make([]Change, len(records))}
 	gone := map[string]*State{}
 	err := listElements(ctx, c, listOptions(opts.PageSize, opts.MaxPages), func(code string, listed *State) {
-		i, named := byCode.find(code)
+		i, named := byCode.Find(code)
 		if !named {
 			if opts.Prune && !alsoNamed[code] {
 				gone[code] = listed
@@ -358,48 +360,6 @@ func BuildPlan(ctx context.Context, c *sdk.Client, records []Record, opts PlanOp
 	return plan, nil
 }
 
-// codeIndex finds one of n items by its code: it holds their indices
-// sorted by code, 4 bytes an item, where a map of codes holds about ten
-// times that.
-type codeIndex struct {
-	sorted []int32
-	code   func(i int) string
-}
-
-func newCodeIndex(n int, code func(i int) string) codeIndex {
-	x := codeIndex{sorted: make([]int32, n), code: code}
-	for i := range x.sorted {
-		x.sorted[i] = int32(i)
-	}
-	slices.SortFunc(x.sorted, func(a, b int32) int { return cmp.Or(strings.Compare(code(int(a)), code(int(b))), cmp.Compare(a, b)) })
-	return x
-}
-
-// repeats returns, for each item whose code an earlier item has, the index
-// of the first item of its code.
-func (x codeIndex) repeats() map[int]int {
-	first := map[int]int{}
-	for k := 1; k < len(x.sorted); k++ {
-		i, prev := int(x.sorted[k]), int(x.sorted[k-1])
-		if x.code(i) == x.code(prev) {
-			if f, ok := first[prev]; ok {
-				prev = f
-			}
-			first[i] = prev
-		}
-	}
-	return first
-}
-
-// find returns the index of the item of code.
-func (x codeIndex) find(code string) (int, bool) {
-	k, ok := slices.BinarySearchFunc(x.sorted, code, func(i int32, code string) int { return strings.Compare(x.code(int(i)), code) })
-	if !ok {
-		return 0, false
-	}
-	return int(x.sorted[k]), true
-}
-
 // listOptions are the options of apply's list reads.
 func listOptions(pageSize, maxPages int) *sdk.ListOptions {
 	return &sdk.ListOptions{PageSize: pageSize, MaxPages: maxPages}
@@ -429,7 +389,7 @@ func listElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions, fn fu
 
 // diffElement plans the update of the element listed as before to r,
 // leaving links to planLinks. The change holds before as its Before.
-func diffElement(r *Record, before *State) Change {
+func diffElement(r *wbsfile.Record, before *State) Change {
 	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, Before: before, After: before}
 	// An element the record leaves as it is holds one state, not two
 	// equal ones.
@@ -466,7 +426,7 @@ func updateRequest(ch *Change) *sdk.UpdateWBSElementRequest {
 		upd.IsActive = sdk.Set(*r.IsActive)
 	}
 	if len(ch.Added()) > 0 {
-		upd.BusinessOrganizations = sdk.Set(dedupe(r.Organizations))
+		upd.BusinessOrganizations = sdk.Set(links.Dedupe(r.Organizations))
 	} else if ch.Fields&(FieldDescription|FieldIsActive) == 0 {
 		return nil
 	}
@@ -496,7 +456,7 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 			add, remove := diffLinks(have, ch.record.Organizations)
 			setLinkChanges(ch, add, remove)
 		}
-		ch.Before.BusinessOrganizations = shareLinks(have)
+		ch.Before.BusinessOrganizations = links.Share(have)
 		if ch.Before.BusinessOrganizations == nil {
 			ch.Before.BusinessOrganizations = []sdk.BusinessOrganization{}
 		}
@@ -533,12 +493,12 @@ func readLinks(ctx context.Context, c *sdk.Client, code string, lo *sdk.ListOpti
 // missing from want.
 func diffLinks(have, want []sdk.BusinessOrganization) (add, remove []sdk.BusinessOrganization) {
 	h, w := set(have), set(want)
-	for _, o := range dedupe(want) {
+	for _, o := range links.Dedupe(want) {
 		if !h[o] {
 			add = append(add, o)
 		}
 	}
-	for _, o := range dedupe(have) {
+	for _, o := range links.Dedupe(have) {
 		if !w[o] {
 			remove = append(remove, o)
 		}
@@ -552,44 +512,6 @@ func set(orgs []sdk.BusinessOrganization) map[sdk.BusinessOrganization]bool {
 		m[o] = true
 	}
 	return m
-}
-
-// dedupe returns orgs without repeats, in their order: orgs itself when it
-// has none, as is usual, so that the plan holds no second copy of the
-// file's links.
-func dedupe(orgs []sdk.BusinessOrganization) []sdk.BusinessOrganization {
-	if !hasRepeats(orgs) {
-		return orgs
-	}
-	seen := map[sdk.BusinessOrganization]bool{}
-	var out []sdk.BusinessOrganization
-	for _, o := range orgs {
-		if !seen[o] {
-			seen[o] = true
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-// hasRepeats reports whether an organization is in orgs twice.
-func hasRepeats(orgs []sdk.BusinessOrganization) bool {
-	if len(orgs) <= 16 {
-		for i := 1; i < len(orgs); i++ {
-			if slices.Contains(orgs[:i], orgs[i]) {
-				return true
-			}
-		}
-		return false
-	}
-	seen := make(map[sdk.BusinessOrganization]bool, len(orgs))
-	for _, o := range orgs {
-		if seen[o] {
-			return true
-		}
-		seen[o] = true
-	}
-	return false
 }
 
 func deref(s *string) string {

@@ -19,7 +19,10 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
+	"github.com/wbsctl/wbsctl/internal/codeindex"
+	"github.com/wbsctl/wbsctl/internal/links"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -229,8 +232,8 @@ func readSavedPlan(r io.Reader) (*SavedPlan, error) {
 		return nil, versionError(int(sp.FormatVersion)) // not given
 	}
 	steps := sp.Steps
-	byCode := newCodeIndex(len(steps), func(i int) string { return steps[i].Code })
-	if repeats := byCode.repeats(); len(repeats) > 0 {
+	byCode := codeindex.New(len(steps), func(i int) string { return steps[i].Code })
+	if repeats := byCode.Repeats(); len(repeats) > 0 {
 		i := slices.Min(slices.Collect(maps.Keys(repeats)))
 		return nil, fmt.Errorf("step %d (%s %q) repeats step %d: a plan changes an element once", i+1, steps[i].Action, steps[i].Code, repeats[i]+1)
 	}
@@ -283,7 +286,7 @@ func (st *SavedStep) check(prune bool) error {
 		}
 	}
 	if fields != st.Fields || !sameLinks(add, st.Added()) || !sameLinks(remove, st.Removed()) ||
-		len(dedupe(st.Added())) != len(st.Added()) || len(dedupe(st.Removed())) != len(st.Removed()) {
+		len(links.Dedupe(st.Added())) != len(st.Added()) || len(links.Dedupe(st.Removed())) != len(st.Removed()) {
 		return errors.New("the fields or links it changes are not the difference of its before and after")
 	}
 	return nil
@@ -298,7 +301,7 @@ func (st *SavedStep) compact() {
 	}
 	if st.Record != nil {
 		r := st.Record.record(st.Line)
-		r.Code, r.Organizations = st.Code, shareLinks(r.Organizations)
+		r.Code, r.Organizations = st.Code, links.Share(r.Organizations)
 		st.record, st.Record = r, nil
 	}
 }
@@ -419,8 +422,8 @@ func firstOf(names []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
-func (r *savedRecord) record(line int32) *Record {
-	rec := &Record{Line: line, Code: r.Code, Description: r.Description, IsActive: r.IsActive}
+func (r *savedRecord) record(line int32) *wbsfile.Record {
+	rec := &wbsfile.Record{Line: line, Code: r.Code, Description: r.Description, IsActive: r.IsActive}
 	if r.Organizations != nil {
 		rec.Organizations, rec.OrganizationsSet = *r.Organizations, true
 	}

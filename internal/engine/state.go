@@ -17,8 +17,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
+	"github.com/wbsctl/wbsctl/internal/codeindex"
 	"github.com/wbsctl/wbsctl/internal/filelock"
+	"github.com/wbsctl/wbsctl/internal/links"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -39,7 +42,7 @@ type StateFile struct {
 	// name: those it names are written from the plan, and from the
 	// results once Finish has them, not copied into the map.
 	plan    *Plan
-	byCode  codeIndex // the plan's changes by code
+	byCode  codeindex.Index // the plan's changes by code
 	results *Results
 
 	// known holds, in place of Elements, the entries of the elements
@@ -60,7 +63,7 @@ var ErrStateUnusable = errors.New("the state file cannot be used")
 // saved plan); a missing file is an empty state. The entries of the
 // elements the records name are held only as far as a plan can use them,
 // by Known.
-func LoadState(path, baseURL, clientID string, records []Record) (*StateFile, error) {
+func LoadState(path, baseURL, clientID string, records []wbsfile.Record) (*StateFile, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewState(baseURL, clientID), nil
@@ -85,7 +88,7 @@ func LoadState(path, baseURL, clientID string, records []Record) (*StateFile, er
 
 // readState reads a state file as a stream: held whole, a large state
 // would be most of a re-apply's peak.
-func readState(r io.Reader, records []Record) (*StateFile, error) {
+func readState(r io.Reader, records []wbsfile.Record) (*StateFile, error) {
 	var st StateFile
 	if records != nil {
 		st.known = newKnown(records)
@@ -153,7 +156,7 @@ func (m *stateElements) read(dec *jsontext.Decoder, known *Known) error {
 		if err := strictjson.Member(dec, &el); err != nil {
 			return err
 		}
-		el.BusinessOrganizations = shareLinks(el.BusinessOrganizations)
+		el.BusinessOrganizations = links.Share(el.BusinessOrganizations)
 		if named {
 			known.take(i, &el)
 		} else {
@@ -169,15 +172,15 @@ func (m *stateElements) read(dec *jsontext.Decoder, known *Known) error {
 // its record states is held as a flag, so that an unchanged re-apply
 // holds next to nothing of the state.
 type Known struct {
-	records  []Record
-	byCode   codeIndex
+	records  []wbsfile.Record
+	byCode   codeindex.Index
 	given    []bool // by record: the state has an entry
 	asRecord []bool // by record: the entry is the record's state
 	other    map[int]*State
 }
 
-func newKnown(records []Record) *Known {
-	return &Known{records: records, byCode: newCodeIndex(len(records), func(i int) string { return records[i].Code }),
+func newKnown(records []wbsfile.Record) *Known {
+	return &Known{records: records, byCode: codeindex.New(len(records), func(i int) string { return records[i].Code }),
 		given: make([]bool, len(records)), asRecord: make([]bool, len(records)), other: map[int]*State{}}
 }
 
@@ -186,7 +189,7 @@ func (k *Known) find(code string) (int, bool) {
 	if k == nil {
 		return 0, false
 	}
-	return k.byCode.find(code)
+	return k.byCode.Find(code)
 }
 
 // take files el, the state's entry of record i.
@@ -307,7 +310,7 @@ func (s *StateFile) entries() iter.Seq2[string, *State] {
 		var scratch State
 		kept := slices.Sorted(maps.Keys(s.Elements))
 		k := 0
-		for _, i := range s.byCode.sorted {
+		for _, i := range s.byCode.InOrder() {
 			ch := &s.plan.Changes[i]
 			for ; k < len(kept) && kept[k] < ch.Code; k++ {
 				if !yield(kept[k], s.Elements[kept[k]]) {
@@ -358,10 +361,10 @@ func (s *StateFile) Known() *Known {
 // not name.
 func (s *StateFile) Begin(plan *Plan) {
 	s.plan, s.results = plan, nil
-	s.byCode = newCodeIndex(len(plan.Changes), func(i int) string { return plan.Changes[i].Code })
+	s.byCode = codeindex.New(len(plan.Changes), func(i int) string { return plan.Changes[i].Code })
 	kept := stateElements{}
 	for code, el := range s.Elements {
-		if _, named := s.byCode.find(code); !named {
+		if _, named := s.byCode.Find(code); !named {
 			kept[code] = el
 		}
 	}
@@ -375,7 +378,7 @@ func (s *StateFile) Finish(results *Results) {
 
 // sameLinks reports whether two lists hold the same set of links.
 func sameLinks(a, b []sdk.BusinessOrganization) bool {
-	a, b = dedupe(a), dedupe(b)
+	a, b = links.Dedupe(a), links.Dedupe(b)
 	if len(a) != len(b) {
 		return false
 	}

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 )
 
 // The state reader never panics, what it accepts is written back the
@@ -26,7 +28,7 @@ func FuzzState(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		st, err := readState(bytes.NewReader(b), nil)
 		// Read for a plan, the file is refused or accepted alike.
-		if _, errNamed := readState(bytes.NewReader(b), []Record{{Code: "A"}, {Code: "Z"}}); (err == nil) != (errNamed == nil) {
+		if _, errNamed := readState(bytes.NewReader(b), []wbsfile.Record{{Code: "A"}, {Code: "Z"}}); (err == nil) != (errNamed == nil) {
 			t.Fatalf("read alone: %v; for records A and Z: %v", err, errNamed)
 		}
 		if err != nil {
@@ -73,7 +75,7 @@ func TestStateRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Read alone, and for a plan of records that name A.
-		for _, records := range [][]Record{nil, {{Code: "A"}}} {
+		for _, records := range [][]wbsfile.Record{nil, {{Code: "A"}}} {
 			_, err := LoadState(path, "u", "c", records)
 			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrStateUnusable) {
 				t.Errorf("%s, records %v: %v, want %q", text, records, err, want)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -23,7 +24,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	for _, code := range []string{"A", "C", "D", "F", "G"} {
 		st.Elements[code] = &State{Description: desc("old " + code), IsActive: true, BusinessOrganizations: links}
 	}
-	recs := []Record{
+	recs := []wbsfile.Record{
 		{Line: 2, Code: "E", Description: desc("new E"), Organizations: links, OrganizationsSet: true},
 		{Line: 3, Code: "C"},
 		{Line: 4, Code: "B", Description: desc("new B")},
@@ -93,7 +94,7 @@ func TestKnownSparesLinkReads(t *testing.T) {
 	recs := records(6)
 	converge(t, c, recs, false)
 
-	entry := func(r *Record, links []sdk.BusinessOrganization) string {
+	entry := func(r *wbsfile.Record, links []sdk.BusinessOrganization) string {
 		b, err := json.Marshal(State{Description: r.Description, IsActive: *r.IsActive, BusinessOrganizations: links})
 		if err != nil {
 			t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -122,7 +123,7 @@ func TestSoak(t *testing.T) {
 	s.applyTransport = http.DefaultTransport.(*http.Transport).Clone()
 	readerTransport := http.DefaultTransport.(*http.Transport).Clone()
 	codes := soakCodes()
-	s.want = map[string]*engine.Record{}
+	s.want = map[string]*wbsfile.Record{}
 
 	rd := newReaders()
 	s.readers = rd
@@ -163,7 +164,7 @@ func TestSoak(t *testing.T) {
 	start := time.Now()
 	s.nextSample = start
 	rng := rand.New(rand.NewPCG(seed, 0xf11e))
-	var last []engine.Record
+	var last []wbsfile.Record
 	for n := 1; time.Since(start) < d; n++ {
 		last = s.nextFile(rng, codes)
 		s.round(n, last)
@@ -260,7 +261,7 @@ type soak struct {
 	dir            string
 	// want is the desired state the files are drawn from; a code without
 	// a record is absent.
-	want   map[string]*engine.Record
+	want   map[string]*wbsfile.Record
 	totals *totals
 
 	nextSample           time.Time
@@ -290,18 +291,18 @@ var (
 		{EntityType: "company", Code: "1000"}, {EntityType: "company", Code: "2000"},
 		{EntityType: "branch", Code: "B1"}, {EntityType: "plant", Code: "P;1"}, {EntityType: "purchasingOrg", Code: "PO=1"},
 	}
-	formats = []engine.Format{engine.FormatCSV, engine.FormatJSON, engine.FormatNDJSON, engine.FormatYAML}
+	formats = []wbsfile.Format{wbsfile.FormatCSV, wbsfile.FormatJSON, wbsfile.FormatNDJSON, wbsfile.FormatYAML}
 )
 
 // nextFile changes the desired state a little: elements come and go,
 // descriptions, flags and links change. It returns the records in a
 // shuffled order.
-func (s *soak) nextFile(rng *rand.Rand, codes []string) []engine.Record {
+func (s *soak) nextFile(rng *rand.Rand, codes []string) []wbsfile.Record {
 	for _, code := range codes {
 		r := s.want[code]
 		switch {
 		case r == nil && rng.Float64() < 0.3:
-			r = &engine.Record{Code: code}
+			r = &wbsfile.Record{Code: code}
 			s.want[code] = r
 			reroll(rng, r, 1)
 		case r != nil && rng.Float64() < 0.1:
@@ -311,11 +312,11 @@ func (s *soak) nextFile(rng *rand.Rand, codes []string) []engine.Record {
 		}
 	}
 	if len(s.want) == 0 {
-		r := &engine.Record{Code: codes[0]}
+		r := &wbsfile.Record{Code: codes[0]}
 		reroll(rng, r, 1)
 		s.want[codes[0]] = r
 	}
-	recs := make([]engine.Record, 0, len(s.want))
+	recs := make([]wbsfile.Record, 0, len(s.want))
 	for _, r := range s.want {
 		recs = append(recs, *r)
 	}
@@ -325,7 +326,7 @@ func (s *soak) nextFile(rng *rand.Rand, codes []string) []engine.Record {
 }
 
 // reroll changes each field of r with probability p.
-func reroll(rng *rand.Rand, r *engine.Record, p float64) {
+func reroll(rng *rand.Rand, r *wbsfile.Record, p float64) {
 	if rng.Float64() < p {
 		r.Description = sdk.Ptr(descriptions[rng.IntN(len(descriptions))])
 	}
@@ -344,14 +345,14 @@ func reroll(rng *rand.Rand, r *engine.Record, p float64) {
 
 // round applies recs once and checks the outcome; it reports whether
 // every record succeeded.
-func (s *soak) round(n int, recs []engine.Record) bool {
+func (s *soak) round(n int, recs []wbsfile.Record) bool {
 	t := s.t
 	s.totals.rounds++
 	format := formats[n%len(formats)]
 	file := filepath.Join(s.dir, "elements."+string(format))
 	report := filepath.Join(s.dir, "report.ndjson")
 	var buf bytes.Buffer
-	if err := engine.Write(&buf, format, recs); err != nil {
+	if err := wbsfile.Write(&buf, format, recs); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, buf.Bytes(), 0o600); err != nil {
@@ -474,7 +475,7 @@ func (s *soak) checkpoint(results []engine.Result, runFailure *failure) {
 
 // checkResults checks a run's report against the file and the state the
 // run left; it reports whether every record succeeded.
-func (s *soak) checkResults(n int, recs []engine.Record, results []engine.Result, before []wbstest.Element) bool {
+func (s *soak) checkResults(n int, recs []wbsfile.Record, results []engine.Result, before []wbstest.Element) bool {
 	t := s.t
 	tt := s.totals
 	after := byCode(s.srv.Elements())
@@ -533,7 +534,7 @@ func (s *soak) checkResults(n int, recs []engine.Record, results []engine.Result
 }
 
 // checkState compares the platform with the last file, exactly.
-func (s *soak) checkState(last []engine.Record) {
+func (s *soak) checkState(last []wbsfile.Record) {
 	t := s.t
 	have := byCode(s.srv.Elements())
 	for _, rec := range last {
@@ -552,13 +553,13 @@ func (s *soak) checkState(last []engine.Record) {
 	}
 }
 
-func parseFile(t *testing.T, path string, format engine.Format) []engine.Record {
+func parseFile(t *testing.T, path string, format wbsfile.Format) []wbsfile.Record {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	parsed, err := engine.Parse(f, format)
+	parsed, err := wbsfile.Parse(f, format)
 	if err != nil || len(parsed.Problems) > 0 {
 		t.Fatalf("%s: %v %v", path, err, parsed.Problems)
 	}
@@ -592,7 +593,7 @@ func readReport(t *testing.T, path string) []engine.Result {
 
 // matches reports whether el holds what rec states; every field is
 // stated in the soak's files, and an empty description is none.
-func matches(rec engine.Record, el wbstest.Element) bool {
+func matches(rec wbsfile.Record, el wbstest.Element) bool {
 	if deref(rec.Description) != deref(el.Description) || rec.IsActive == nil || *rec.IsActive != el.IsActive {
 		return false
 	}
@@ -613,7 +614,7 @@ func describe(el wbstest.Element) string {
 	return fmt.Sprintf("{description %q, active %v, links %v}", deref(el.Description), el.IsActive, el.BusinessOrganizations)
 }
 
-func describeRecord(r engine.Record) string {
+func describeRecord(r wbsfile.Record) string {
 	return fmt.Sprintf("{description %q, active %v, links %v}", deref(r.Description), r.IsActive != nil && *r.IsActive, r.Organizations)
 }
 

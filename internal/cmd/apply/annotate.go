@@ -12,6 +12,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -24,7 +25,7 @@ import (
 // escapes them (%, CR and LF; in a property also : and ,), so that text of
 // the file can neither end the command nor start another; controls are
 // escaped as on a terminal first.
-func workflowCommand(file string, p engine.Problem) string {
+func workflowCommand(file string, p wbsfile.Problem) string {
 	props := []string{"file=" + escapeProperty(output.Escape(file))}
 	if p.Line > 0 {
 		props = append(props, "line="+strconv.Itoa(p.Line))
@@ -47,7 +48,7 @@ func escapeProperty(s string) string {
 // -o json the error carries them as data (cmdutil.DataError).
 type problemsError struct {
 	file     string
-	problems []engine.Problem
+	problems []wbsfile.Problem
 }
 
 func (e *problemsError) Error() string {
@@ -64,8 +65,8 @@ func (e *problemsError) ErrorData() map[string]any {
 
 // problemsOf are the problems that left the record r out: those of its
 // code, or of its line where they name no code.
-func problemsOf(problems []engine.Problem, r engine.Record) []engine.Problem {
-	var out []engine.Problem
+func problemsOf(problems []wbsfile.Problem, r wbsfile.Record) []wbsfile.Problem {
+	var out []wbsfile.Problem
 	for _, p := range problems {
 		if p.Code != "" && p.Code == r.Code || p.Code == "" && p.Line == int(r.Line) {
 			out = append(out, p)
@@ -93,7 +94,7 @@ type codeQualityIssue struct {
 // Quality report: an issue a problem, on its line (1 where it has none),
 // its fingerprint a digest of where and what it is, so that GitLab tells
 // a problem fixed from one still there.
-func writeCodeQuality(path, file string, problems []engine.Problem) error {
+func writeCodeQuality(path, file string, problems []wbsfile.Problem) error {
 	issues := make([]codeQualityIssue, 0, len(problems))
 	for _, p := range problems {
 		var is codeQualityIssue

@@ -27,6 +27,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/internal/ratelimit"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -193,7 +194,7 @@ func runApply(ctx context.Context, o *Options) error {
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
-	parsed, digest := &engine.File{}, ""
+	parsed, digest := &wbsfile.File{}, ""
 	if o.Plan == "" {
 		if parsed, digest, err = readFile(o); err != nil {
 			return err
@@ -459,25 +460,25 @@ func sameFile(a, b string) bool {
 }
 
 // readFile reads and checks the file of -f, and returns its digest.
-func readFile(o *Options) (*engine.File, string, error) {
-	format, err := engine.DetectFormat(o.File, o.Format)
+func readFile(o *Options) (*wbsfile.File, string, error) {
+	format, err := wbsfile.DetectFormat(o.File, o.Format)
 	if err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	data, err := cmdutil.ReadFileOrStdin(o.IO.In, o.File, engine.MaxFileBytes)
+	data, err := cmdutil.ReadFileOrStdin(o.IO.In, o.File, wbsfile.MaxFileBytes)
 	if err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	read := engine.ReadOptions{Sheet: o.Sheet, Encoding: o.Encoding}
+	read := wbsfile.ReadOptions{Sheet: o.Sheet, Encoding: o.Encoding}
 	if o.Delimiter != "" {
-		if read.Delimiter, err = engine.ParseDelimiter(o.Delimiter); err != nil {
+		if read.Delimiter, err = wbsfile.ParseDelimiter(o.Delimiter); err != nil {
 			return nil, "", &cmdutil.UsageError{Err: err}
 		}
 	}
 	if err := read.Check(format); err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	parsed, err := engine.ParseBytes(data, format, read)
+	parsed, err := wbsfile.ParseBytes(data, format, read)
 	if err != nil {
 		return nil, "", err
 	}

@@ -9,17 +9,17 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // ExportOptions are the inputs of `wbsctl export`.
 type ExportOptions struct {
 	cmdutil.Deps
-	Format   engine.Format
+	Format   wbsfile.Format
 	PageSize int
 	// Write says how to write CSV: the delimiter, and a byte-order mark.
-	Write engine.WriteOptions
+	Write wbsfile.WriteOptions
 	// Concurrency bounds the reads of links in flight.
 	Concurrency int
 }
@@ -58,7 +58,7 @@ export stopped.`,
 				format, given = o, "-o"
 			}
 			var err error
-			if opts.Format, err = engine.ParseFormat(cmp.Or(format, "csv")); err != nil {
+			if opts.Format, err = wbsfile.ParseFormat(cmp.Or(format, "csv")); err != nil {
 				return &cmdutil.UsageError{Err: fmt.Errorf("%s %q: export writes a file apply reads: csv, json, ndjson, yaml or xlsx", given, format)}
 			}
 			if opts.PageSize < 1 {
@@ -69,14 +69,14 @@ export stopped.`,
 			}
 			if delimiter != "" {
 				var err error
-				if opts.Write.Delimiter, err = engine.ParseDelimiter(delimiter); err != nil {
+				if opts.Write.Delimiter, err = wbsfile.ParseDelimiter(delimiter); err != nil {
 					return &cmdutil.UsageError{Err: err}
 				}
 			}
-			if (opts.Write.Delimiter != 0 || opts.Write.BOM) && opts.Format != engine.FormatCSV {
+			if (opts.Write.Delimiter != 0 || opts.Write.BOM) && opts.Format != wbsfile.FormatCSV {
 				return &cmdutil.UsageError{Err: fmt.Errorf("--delimiter and --bom are options of CSV, not of --format %s", opts.Format)}
 			}
-			if opts.Format == engine.FormatXLSX && opts.IO.IsStdoutTTY() {
+			if opts.Format == wbsfile.FormatXLSX && opts.IO.IsStdoutTTY() {
 				return &cmdutil.UsageError{Err: errors.New("--format xlsx writes a workbook, which a terminal cannot show: redirect it to a file (> elements.xlsx)")}
 			}
 			return cmdutil.Pick(runF, runExport)(cmd.Context(), opts)
@@ -97,7 +97,7 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 		return err
 	}
 	out := bufio.NewWriter(cmdutil.DataOut(o.IO))
-	w, err := engine.NewRecordWriterWith(out, o.Format, o.Write)
+	w, err := wbsfile.NewRecordWriterWith(out, o.Format, o.Write)
 	if err != nil {
 		return err
 	}
@@ -122,11 +122,11 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 // gives each element to write as soon as it and those before it are read:
 // in the list's order, holding no more than concurrency elements. It
 // returns how many were written and the last.
-func export(ctx context.Context, c *sdk.Client, pageSize, concurrency int, write func(engine.Record) error) (written int, last string, err error) {
+func export(ctx context.Context, c *sdk.Client, pageSize, concurrency int, write func(wbsfile.Record) error) (written int, last string, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type slot struct {
-		rec  engine.Record
+		rec  wbsfile.Record
 		err  error
 		done chan struct{}
 	}
@@ -175,8 +175,8 @@ func export(ctx context.Context, c *sdk.Client, pageSize, concurrency int, write
 }
 
 // exportRecord is el with every link it has, as a record of a file.
-func exportRecord(ctx context.Context, c *sdk.Client, el sdk.WBSElement, pageSize int) (engine.Record, error) {
-	r := engine.Record{Code: el.Code, Description: el.Description, IsActive: sdk.Ptr(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
+func exportRecord(ctx context.Context, c *sdk.Client, el sdk.WBSElement, pageSize int) (wbsfile.Record, error) {
+	r := wbsfile.Record{Code: el.Code, Description: el.Description, IsActive: sdk.Ptr(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
 	for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, el.Code, &sdk.ListOptions{PageSize: pageSize}) {
 		if err != nil {
 			return r, fmt.Errorf("organizations of %q: %w", el.Code, err)

@@ -4,12 +4,12 @@ import (
 	"testing"
 
 	"github.com/wbsctl/wbsctl/internal/cmd/flagtest"
-	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 )
 
 func TestExportFlags(t *testing.T) {
 	got, streams, err := flagtest.Parse(NewCmdExport)
-	if err != nil || got.PageSize != 100 || got.Concurrency != 4 || got.Format != engine.FormatCSV || got.IO != streams || got.Client == nil {
+	if err != nil || got.PageSize != 100 || got.Concurrency != 4 || got.Format != wbsfile.FormatCSV || got.IO != streams || got.Client == nil {
 		t.Fatalf("export: %v, %+v", err, got)
 	}
 	if got, _, err := flagtest.Parse(NewCmdExport, "--page-size", "500", "--concurrency", "8"); err != nil || got.PageSize != 500 || got.Concurrency != 8 {

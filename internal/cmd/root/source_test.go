@@ -81,7 +81,8 @@ func TestNoChildProcesses(t *testing.T) {
 // depends on, not only those it names: sdk depends on nothing of the
 // module, of cobra or of the terminal; sdk/wbstest not even on sdk, being
 // a second reading of the spec; the apply engine on no command, no
-// presentation and no configuration; output on no network.
+// presentation and no configuration; the file readers and writers on
+// none of those nor on the engine; output on no network.
 func TestImportsRunOneWay(t *testing.T) {
 	const module = "github.com/wbsctl/wbsctl/"
 	cli := func(p string) bool {
@@ -96,6 +97,10 @@ func TestImportsRunOneWay(t *testing.T) {
 		{"internal/engine", func(p string) bool {
 			return cli(p) || strings.HasPrefix(p, module+"internal/cmd") ||
 				p == module+"internal/output" || p == module+"internal/config"
+		}},
+		{"internal/wbsfile", func(p string) bool {
+			return cli(p) || strings.HasPrefix(p, module+"internal/cmd") || p == module+"internal/engine" ||
+				p == module+"internal/output" || p == module+"internal/config" || p == module+"internal/ratelimit"
 		}},
 		{"internal/ratelimit", func(p string) bool {
 			return cli(p) || strings.HasPrefix(p, module+"internal/") && p != module+"internal/ratelimit"

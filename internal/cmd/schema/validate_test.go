@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -69,7 +69,7 @@ func TestExampleSchemaIsCurrent(t *testing.T) {
 func TestExampleFilesValidate(t *testing.T) {
 	s := compiled(t)
 	var files []string
-	for _, pattern := range []string{"../../../examples/*.json", "../../../examples/*.yaml", "../../engine/testdata/good/*.json", "../../engine/testdata/good/*.yaml"} {
+	for _, pattern := range []string{"../../../examples/*.json", "../../../examples/*.yaml", "../../wbsfile/testdata/good/*.json", "../../wbsfile/testdata/good/*.yaml"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
 	}
@@ -135,15 +135,15 @@ func TestSchemaAgreesWithApply(t *testing.T) {
 		{"yaml: description plain text", "- wbsElementCode: A\n  description: Site works\n", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			name, format := "case.json", engine.FormatJSON
+			name, format := "case.json", wbsfile.FormatJSON
 			if strings.HasPrefix(tt.name, "yaml:") {
-				name, format = "case.yaml", engine.FormatYAML
+				name, format = "case.yaml", wbsfile.FormatYAML
 			}
 			err := s.Validate(instance(t, name, []byte(tt.file)))
 			if (err == nil) != tt.valid {
 				t.Errorf("schema: valid %v, want %v (%v)", err == nil, tt.valid, err)
 			}
-			f, perr := engine.Parse(strings.NewReader(tt.file), format)
+			f, perr := wbsfile.Parse(strings.NewReader(tt.file), format)
 			if perr != nil {
 				t.Fatal(perr)
 			}

@@ -1,4 +1,4 @@
-package engine
+package wbsfile
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func benchFile(f Format, n int) []byte {
 // format, as apply's dry run does before its first request; the ratios
 // of the formats to CSV are what docs/benchmarks.md's table shows.
 //
-//	go test -run '^$' -bench ParseFormats -count 6 ./internal/engine
+//	go test -run '^$' -bench ParseFormats -count 6 ./internal/wbsfile
 func BenchmarkParseFormats(b *testing.B) {
 	for _, f := range []Format{FormatCSV, FormatJSON, FormatNDJSON, FormatYAML} {
 		data := benchFile(f, 20000)

@@ -1,4 +1,4 @@
-package engine
+package wbsfile
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/wbsctl/wbsctl/internal/codeindex"
+	"github.com/wbsctl/wbsctl/internal/links"
 	"github.com/wbsctl/wbsctl/internal/notation"
 )
 
@@ -207,7 +209,7 @@ func (t *table) add(line int, row []string) {
 			// Shared at once, so that the lists parsed, and the lines
 			// their strings are part of, are not held until check (a
 			// held list keeps the line it was first read from).
-			rec.Organizations, rec.OrganizationsSet = shareLinks(orgs), true
+			rec.Organizations, rec.OrganizationsSet = links.Share(orgs), true
 		}
 	}
 	// Repeated rows of one code add organizations, when the rest agrees:
@@ -231,10 +233,10 @@ func (t *table) records() []Record {
 		return t.recs
 	}
 	recs := t.recs
-	byCode := newCodeIndex(len(recs), func(i int) string { return recs[i].Code })
+	byCode := codeindex.New(len(recs), func(i int) string { return recs[i].Code })
 	merged := map[int32]bool{}
 	into := int32(-1) // the latest record of the code at hand
-	for k, i := range byCode.sorted {
+	for k, i := range byCode.InOrder() {
 		if k == 0 || recs[i].Code == "" || recs[i].Code != recs[into].Code || !sameFields(recs[into], recs[i]) {
 			into = i
 			continue

@@ -1,4 +1,10 @@
-package engine
+// The workbook pre-scan: before excelize opens a workbook, this reads its
+// parts and refuses what a spreadsheet would show otherwise than the cells
+// read (parts no relationship names, hidden formats, escaped surrogate
+// halves, numbers past 15 digits, formulas never calculated) and what
+// would cost more memory than a workbook of its size should.
+
+package wbsfile
 
 import (
 	"archive/zip"

@@ -1,4 +1,4 @@
-package engine
+package wbsfile
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wbsctl/wbsctl/internal/codeindex"
+	"github.com/wbsctl/wbsctl/internal/links"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -276,13 +278,13 @@ func (p *parser) check(recs []Record) {
 		delete(p.unnamed, 1)
 	}
 	for i := range recs {
-		recs[i].Organizations = shareLinks(recs[i].Organizations)
+		recs[i].Organizations = links.Share(recs[i].Organizations)
 	}
 	// The codes given twice, found through the records sorted by code
-	// (see codeIndex).
-	repeats := newCodeIndex(len(recs), func(i int) string { return recs[i].Code }).repeats()
+	// (see codeindex).
+	repeats := codeindex.New(len(recs), func(i int) string { return recs[i].Code }).Repeats()
 	for i, r := range recs {
-		req := createRequest(&r)
+		req := r.CreateRequest()
 		if r.Description != nil {
 			req.Description = r.Description
 		}
@@ -350,4 +352,25 @@ func firstInvalid(b []byte) int {
 		i += size
 	}
 	return len(b)
+}
+
+// CreateRequest is the create of the record, links inlined so that a new
+// element costs one request.
+func (r *Record) CreateRequest() *sdk.CreateWBSElementRequest {
+	req := &sdk.CreateWBSElementRequest{Code: r.Code, IsActive: r.IsActive}
+	if r.Description != nil && *r.Description != "" {
+		req.Description = r.Description
+	}
+	if r.OrganizationsSet {
+		req.BusinessOrganizations = links.Dedupe(r.Organizations)
+	}
+	return req
+}
+
+// deref is the text of s, "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
