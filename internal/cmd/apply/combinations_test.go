@@ -15,9 +15,6 @@ import (
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
-// The combinations of apply's features that users run every day, each
-// of which once went wrong.
-
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
