@@ -63,7 +63,7 @@ func TestMarkdownPlanShowsFileTextAsText(t *testing.T) {
 	for i, d := range hostileMarkdown {
 		fmt.Fprintf(&csv, "H-%d,\"%s\"\n", i, strings.ReplaceAll(d, `"`, `""`))
 	}
-	file := writeFile(t, t.TempDir(), "h.csv", csv.String())
+	file := cmdtest.WriteFile(t, t.TempDir(), "h.csv", csv.String())
 	code, out, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "-o", "markdown", "--rate", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -141,7 +141,7 @@ func TestMarkdownOfALargePlanFitsAComment(t *testing.T) {
 	for i := range 20_000 {
 		fmt.Fprintf(&csv, "L-%05d,Work package %d,company=1000;branch=B%d\n", i, i, i%7)
 	}
-	file := writeFile(t, t.TempDir(), "large.csv", csv.String())
+	file := cmdtest.WriteFile(t, t.TempDir(), "large.csv", csv.String())
 	code, out, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "-o", "markdown", "--rate", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -166,7 +166,7 @@ func TestStepSummary(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	file := writeFile(t, dir, "f.csv", "wbsElementCode,description\nS-1,one\n")
+	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description\nS-1,one\n")
 	summary := filepath.Join(dir, "summary.md")
 	env := map[string]string{"GITHUB_STEP_SUMMARY": summary}
 	if res := (cmdtest.Run{Env: env}).Do(t, srv, "apply", "-f", file, "--dry-run", "--rate", "0"); res.Code != 0 || strings.Contains(res.Out, "###") {
@@ -200,7 +200,7 @@ func TestStepSummary(t *testing.T) {
 func TestProblemsAsWorkflowCommands(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
-	file := writeFile(t, t.TempDir(), "bad,name:x.csv", "wbsElementCode,isActive,description\n"+
+	file := cmdtest.WriteFile(t, t.TempDir(), "bad,name:x.csv", "wbsElementCode,isActive,description\n"+
 		"A-1,maybe,x\n"+
 		"A-2,true,\"50%\n::warning::injected\"\n"+
 		"A-3,true,"+strings.Repeat("d", 101)+"\n")
@@ -238,7 +238,7 @@ func TestSavedPlanShownWithoutCredentials(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	file := writeFile(t, dir, "f.csv", "wbsElementCode,description\nR-1,review me\n")
+	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description\nR-1,review me\n")
 	plan := filepath.Join(dir, "p.plan")
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
 		t.Fatalf("dry run: exit %d: %s", code, errOut)
@@ -264,7 +264,7 @@ func TestProblemsAsData(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	file := writeFile(t, dir, "bad.csv", "wbsElementCode,isActive,description\nA-1,maybe,x\nA-2,true,ok\nA-3,true,"+strings.Repeat("d", 101)+"\n")
+	file := cmdtest.WriteFile(t, dir, "bad.csv", "wbsElementCode,isActive,description\nA-1,maybe,x\nA-2,true,ok\nA-3,true,"+strings.Repeat("d", 101)+"\n")
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "-o", "json")
 	start := strings.Index(errOut, "{")
 	var doc struct {
@@ -342,7 +342,7 @@ func TestCodeQualityReport(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	bad := writeFile(t, dir, "bad.csv", "wbsElementCode,isActive,description\nA-1,maybe,x\nA-2,true,ok\nA-3,true,"+strings.Repeat("d", 101)+"\nA-4,sometimes,y\n")
+	bad := cmdtest.WriteFile(t, dir, "bad.csv", "wbsElementCode,isActive,description\nA-1,maybe,x\nA-2,true,ok\nA-3,true,"+strings.Repeat("d", 101)+"\nA-4,sometimes,y\n")
 	report := filepath.Join(dir, "gl-code-quality-report.json")
 	if code, _, errOut := run(t, srv, "", "apply", "-f", bad, "--rate", "0", "--codequality", report); code != cmdutil.ExitValidation {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -379,7 +379,7 @@ func TestCodeQualityReport(t *testing.T) {
 	if len(issues) != 3 || !lines[2] || !lines[4] || !lines[5] {
 		t.Fatalf("issues on lines %v, want 2, 4 and 5:\n%s", lines, b)
 	}
-	good := writeFile(t, dir, "good.csv", "wbsElementCode\nG-1\n")
+	good := cmdtest.WriteFile(t, dir, "good.csv", "wbsElementCode\nG-1\n")
 	if code, _, errOut := run(t, srv, "", "apply", "-f", good, "--rate", "0", "--dry-run", "--codequality", report); code != 0 {
 		t.Fatalf("good file: exit %d: %s", code, errOut)
 	}

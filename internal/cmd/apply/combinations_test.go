@@ -15,15 +15,6 @@ import (
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
-func writeFile(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func str(s string) *string { return &s }
 
 var company1000 = []wbstest.BusinessOrganization{{Code: "1000", EntityType: "company"}}
@@ -35,7 +26,7 @@ func TestSavedPlanOfAFileWithUnchangedLinksRuns(t *testing.T) {
 	defer srv.Close()
 	srv.Put(wbstest.Element{Code: "A-1", Description: str("one"), IsActive: true, BusinessOrganizations: company1000})
 	dir := t.TempDir()
-	file := writeFile(t, dir, "f.csv", "wbsElementCode,description,isActive,businessOrganizations\nA-1,two,true,company=1000\n")
+	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description,isActive,businessOrganizations\nA-1,two,true,company=1000\n")
 	plan := filepath.Join(dir, "p.plan")
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
 		t.Fatalf("dry run: exit %d: %s", code, errOut)
@@ -56,7 +47,7 @@ func TestPruneNeverDeletesWhatAnInvalidRecordNames(t *testing.T) {
 	srv.Put(wbstest.Element{Code: "A-1", IsActive: true}, wbstest.Element{Code: "A-2", Description: str("kept"), IsActive: true},
 		wbstest.Element{Code: "X", IsActive: true})
 	dir := t.TempDir()
-	file := writeFile(t, dir, "f.csv", "wbsElementCode,description\nA-1,one\nA-2,"+strings.Repeat("d", 101)+"\n")
+	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description\nA-1,one\nA-2,"+strings.Repeat("d", 101)+"\n")
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--prune", "--skip-invalid", "--yes", "--rate", "0")
 	if _, ok := srv.Element("A-2"); !ok {
 		t.Fatalf("A-2, named by an invalid record, was deleted: exit %d: %s", code, errOut)
@@ -65,7 +56,7 @@ func TestPruneNeverDeletesWhatAnInvalidRecordNames(t *testing.T) {
 		t.Fatalf("X not pruned, or exit %d (want %d for the invalid record): %s", code, cmdutil.ExitPartial, errOut)
 	}
 
-	unread := writeFile(t, dir, "g.csv", "wbsElementCode,description\nA-1,one\nA-2,too,many,cells\n")
+	unread := cmdtest.WriteFile(t, dir, "g.csv", "wbsElementCode,description\nA-1,one\nA-2,too,many,cells\n")
 	srv.ResetStats()
 	code, _, errOut = run(t, srv, "", "apply", "-f", unread, "--prune", "--skip-invalid", "--yes", "--rate", "0")
 	if code != cmdutil.ExitValidation || writes(srv) != 0 || !strings.Contains(errOut, "line 3: no code could be read") {
@@ -89,7 +80,7 @@ func TestPlanAndStateLeaveTheFolderAlone(t *testing.T) {
 	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
-	file := writeFile(t, t.TempDir(), "f.csv", csvFile)
+	file := cmdtest.WriteFile(t, t.TempDir(), "f.csv", csvFile)
 	plan, state, report := filepath.Join(shared, "p.plan"), filepath.Join(shared, "s.state"), filepath.Join(shared, "r.ndjson")
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -114,7 +105,7 @@ func TestOutputThatIsTheInputIsRefused(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	file := writeFile(t, dir, "f.csv", csvFile)
+	file := cmdtest.WriteFile(t, dir, "f.csv", csvFile)
 	link := filepath.Join(dir, "link.csv")
 	if err := os.Symlink(file, link); err != nil {
 		t.Skip("no symbolic links here")
@@ -158,7 +149,7 @@ func TestStateRereadsTheLinksOfAnElementChangedOutside(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	file := writeFile(t, dir, "f.csv", "wbsElementCode,description,isActive,businessOrganizations\nA-1,one,true,company=1000\n")
+	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description,isActive,businessOrganizations\nA-1,one,true,company=1000\n")
 	state := filepath.Join(dir, "s.state")
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -290,7 +281,7 @@ func TestCreateAnsweredExistsIsSettled(t *testing.T) {
 		}
 		return false
 	})
-	file := writeFile(t, t.TempDir(), "f.csv", csvFile)
+	file := cmdtest.WriteFile(t, t.TempDir(), "f.csv", csvFile)
 	report := filepath.Join(t.TempDir(), "r.ndjson")
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--report", report, "--rate", "0", "--concurrency", "1")
 	p1, _ := srv.Element("P-1")
@@ -321,7 +312,7 @@ func TestApplyFailureLinesAreEscaped(t *testing.T) {
 		w.WriteHeader(http.StatusBadRequest)
 		w.Write([]byte(`{"title":` + string(b) + `,"status":400,"detail":` + string(b) + `}`))
 	})
-	file := writeFile(t, t.TempDir(), "f.csv", "wbsElementCode,description\nP-1,one\nP\u202e2,"+strings.Repeat("d", 101)+"\n")
+	file := cmdtest.WriteFile(t, t.TempDir(), "f.csv", "wbsElementCode,description\nP-1,one\nP\u202e2,"+strings.Repeat("d", 101)+"\n")
 	code, _, errOut := runMode(t, srv, true, "", "apply", "-f", file, "--skip-invalid", "--rate", "0")
 	if code != cmdutil.ExitPartial || strings.ContainsAny(errOut, "\x1b\x07\u202e") || !strings.Contains(errOut, "create failed: x\\x1b]0;owned") {
 		t.Fatalf("exit %d: %q", code, errOut)
@@ -348,7 +339,7 @@ func TestPruneKeepsTheCodeOfARecordOnAnotherRecordsLine(t *testing.T) {
 			defer srv.Close()
 			srv.Put(wbstest.Element{Code: "A", Description: str("old"), IsActive: true}, wbstest.Element{Code: "B", IsActive: true},
 				wbstest.Element{Code: "X", IsActive: true})
-			file := writeFile(t, t.TempDir(), name, content)
+			file := cmdtest.WriteFile(t, t.TempDir(), name, content)
 			code, _, errOut := run(t, srv, "", "apply", "-f", file, "--prune", "--skip-invalid", "--yes", "--rate", "0")
 			a, aKept := srv.Element("A")
 			b, _ := srv.Element("B")
@@ -369,7 +360,7 @@ func TestPruneKeepsTheCodeOfARecordOnAnotherRecordsLine(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	srv.Put(wbstest.Element{Code: "5", IsActive: true}, wbstest.Element{Code: "X", IsActive: true})
-	file := writeFile(t, t.TempDir(), "f.json", `[{"wbsElementCode":5},{"wbsElementCode":"B"}]`)
+	file := cmdtest.WriteFile(t, t.TempDir(), "f.json", `[{"wbsElementCode":5},{"wbsElementCode":"B"}]`)
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--prune", "--skip-invalid", "--yes", "--rate", "0")
 	if code != cmdutil.ExitValidation || writes(srv) != 0 || !strings.Contains(errOut, "line 1: no code could be read") {
 		t.Fatalf("a code that is no string: exit %d, %d writes: %s", code, writes(srv), errOut)
@@ -389,7 +380,7 @@ func TestSkipInvalidLeavesOutEveryRowOfACode(t *testing.T) {
 		srv := wbstest.NewServer()
 		defer srv.Close()
 		srv.Put(wbstest.Element{Code: "M-1", Description: str("multi"), IsActive: true, BusinessOrganizations: links})
-		file := writeFile(t, t.TempDir(), "f.csv", content)
+		file := cmdtest.WriteFile(t, t.TempDir(), "f.csv", content)
 		code, _, errOut := run(t, srv, "", "apply", "-f", file, "--skip-invalid", "--rate", "0")
 		m, _ := srv.Element("M-1")
 		if code != cmdutil.ExitPartial || len(m.BusinessOrganizations) != 2 || *m.Description != "multi" {
@@ -413,7 +404,7 @@ func TestSymlinksWhereApplyWritesAreNeverFollowed(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	file := writeFile(t, dir, "f.csv", "wbsElementCode,isActive\nA-1,true\n")
+	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,isActive\nA-1,true\n")
 	victim := filepath.Join(dir, "victim")
 	state := filepath.Join(dir, "wbs.state")
 	plant := func(at string) {
@@ -465,12 +456,12 @@ func TestMessagesCountInTheirOwnNumber(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	bad := writeFile(t, dir, "bad.csv", "wbsElementCode,isActive\nA-1,maybe\n")
+	bad := cmdtest.WriteFile(t, dir, "bad.csv", "wbsElementCode,isActive\nA-1,maybe\n")
 	code, _, errOut := run(t, srv, "", "apply", "-f", bad, "--rate", "0")
 	if code != cmdutil.ExitValidation || !strings.Contains(errOut, bad+": 1 problem, nothing was sent") {
 		t.Fatalf("one problem: exit %d: %s", code, errOut)
 	}
-	good := writeFile(t, dir, "good.csv", "wbsElementCode,isActive\nA-1,true\n")
+	good := cmdtest.WriteFile(t, dir, "good.csv", "wbsElementCode,isActive\nA-1,true\n")
 	code, _, errOut = run(t, srv, "", "apply", "-f", good, "--rate", "0")
 	if code != 0 || !strings.Contains(errOut, "(3 requests: 1 read, 1 write, 1 token exchange; 0 throttled)") {
 		t.Fatalf("one of each: exit %d: %s", code, errOut)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 	"github.com/xuri/excelize/v2"
@@ -46,7 +47,7 @@ func TestApplyWorkbook(t *testing.T) {
 	if err := f.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	path := writeFile(t, t.TempDir(), "erp.xlsx", buf.String())
+	path := cmdtest.WriteFile(t, t.TempDir(), "erp.xlsx", buf.String())
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--sheet", "WBS", "--rate", "0")
@@ -71,7 +72,7 @@ func TestApplyWorkbookProblem(t *testing.T) {
 	f.SetSheetRow("WBS", "A7", &[]any{"X-7", strings.Repeat("d", 101)})
 	var buf bytes.Buffer
 	f.Write(&buf)
-	path := writeFile(t, t.TempDir(), "erp.xlsx", buf.String())
+	path := cmdtest.WriteFile(t, t.TempDir(), "erp.xlsx", buf.String())
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--rate", "0")
@@ -87,7 +88,7 @@ func TestApplyWindows1252Semicolon(t *testing.T) {
 	data := "wbsElementCode;description;isActive;businessOrganizations\r\n" +
 		"1000;M\xfcller & S\xf6hne;true;\"company=1000;branch=K\xf6ln\"\r\n" +
 		"P-2;;false;\r\n"
-	path := writeFile(t, t.TempDir(), "erp.csv", data)
+	path := cmdtest.WriteFile(t, t.TempDir(), "erp.csv", data)
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--rate", "0")
@@ -110,7 +111,7 @@ func TestApplyExcelUnicodeText(t *testing.T) {
 	for _, u := range utf16.Encode([]rune(text)) {
 		data = binary.LittleEndian.AppendUint16(data, u)
 	}
-	path := writeFile(t, t.TempDir(), "erp.txt", string(data))
+	path := cmdtest.WriteFile(t, t.TempDir(), "erp.txt", string(data))
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--rate", "0")
@@ -123,8 +124,8 @@ func TestApplyExcelUnicodeText(t *testing.T) {
 // anything is read or sent.
 func TestApplyReadFlagsRefused(t *testing.T) {
 	dir := t.TempDir()
-	csvPath := writeFile(t, dir, "a.csv", "wbsElementCode\nA-1\n")
-	jsonPath := writeFile(t, dir, "a.json", `[{"wbsElementCode":"A-1"}]`)
+	csvPath := cmdtest.WriteFile(t, dir, "a.csv", "wbsElementCode\nA-1\n")
+	jsonPath := cmdtest.WriteFile(t, dir, "a.json", `[{"wbsElementCode":"A-1"}]`)
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	for _, tt := range []struct {
@@ -184,7 +185,7 @@ func TestExportWorkbook(t *testing.T) {
 	if fmt.Sprint(rows) != fmt.Sprint(want) {
 		t.Fatalf("rows %q\nwant %q", rows, want)
 	}
-	path := writeFile(t, t.TempDir(), "back.xlsx", out)
+	path := cmdtest.WriteFile(t, t.TempDir(), "back.xlsx", out)
 	code, _, errOut = run(t, srv, "", "apply", "-f", path, "--dry-run", "--rate", "0")
 	if code != 0 || !strings.Contains(errOut, "0 to create, 0 to update, 3 unchanged") {
 		t.Fatalf("the workbook does not read back: exit %d: %s", code, errOut)
@@ -207,7 +208,7 @@ func TestExportCSVForExcel(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, want) {
 		t.Fatalf("exit %d: %s\n%q", code, errOut, out)
 	}
-	path := writeFile(t, t.TempDir(), "back.csv", out)
+	path := cmdtest.WriteFile(t, t.TempDir(), "back.csv", out)
 	code, _, errOut = run(t, srv, "", "apply", "-f", path, "--dry-run", "--rate", "0")
 	if code != 0 || !strings.Contains(errOut, "0 to create, 0 to update, 3 unchanged") {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -130,7 +130,7 @@ func TestSignalAfterTheLastChangeLeavesNothingToDo(t *testing.T) {
 		}
 		return false
 	})
-	file := writeFile(t, t.TempDir(), "f.csv", "wbsElementCode\nONLY\n")
+	file := cmdtest.WriteFile(t, t.TempDir(), "f.csv", "wbsElementCode\nONLY\n")
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0")
 	if _, ok := srv.Element("ONLY"); code != 0 || !ok || !strings.Contains(errOut, "nothing is left to do") {
 		t.Fatalf("exit %d, created %v: %s", code, ok, errOut)

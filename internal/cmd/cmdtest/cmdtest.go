@@ -7,6 +7,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,4 +86,15 @@ func Behind(t *testing.T, srv *wbstest.Server, front func(w http.ResponseWriter,
 	t.Cleanup(ts.Close)
 	srv.URL = ts.URL
 	return srv
+}
+
+// WriteFile writes content to the file name in dir, mode 0600, and
+// returns its path.
+func WriteFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

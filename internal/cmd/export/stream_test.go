@@ -3,8 +3,6 @@ package export_test
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,7 +79,7 @@ func TestExportStopsWhole(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", format, code, errOut)
 		}
 		// What was written reads back as the first 20 elements.
-		back := writeFile(t, t.TempDir(), "back."+format, out)
+		back := cmdtest.WriteFile(t, t.TempDir(), "back."+format, out)
 		srv2.ResetStats()
 		code, _, errOut = run(t, srv2, "", "apply", "-f", back, "--dry-run", "--rate", "0", "-o", "json")
 		if code != 0 || !strings.Contains(errOut, "0 to create, 0 to update, 20 unchanged") {
@@ -120,13 +118,4 @@ func run(t *testing.T, srv *wbstest.Server, stdin string, args ...string) (int, 
 	t.Helper()
 	r := cmdtest.Run{Stdin: stdin}.Do(t, srv, args...)
 	return r.Code, r.Out, r.ErrOut
-}
-
-func writeFile(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
