@@ -57,7 +57,11 @@ func WithTokenSource(ts TokenSource) Option {
 // Client sends through a client of its own over DefaultTransport. This is
 // the one way into the HTTP stack: a transport of your own, a proxy, an
 // authority to trust or a client certificate for mutual TLS are set on
-// the http.Client given (see ExampleWithHTTPClient). Its Timeout, if any,
+// the http.Client given (see ExampleWithHTTPClient). A round tripper that
+// wraps an *http.Transport should name it with an Unwrap()
+// http.RoundTripper method: a TLS refusal that breaks a connection under
+// a write is then explained by a handshake over that transport's
+// configuration (see TLSError). Its Timeout, if any,
 // bounds each attempt together with WithTimeout. A redirect to another
 // origin than the base URL's is never followed; its CheckRedirect, if any,
 // decides on the others. The client is copied, not changed.

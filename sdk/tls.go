@@ -127,7 +127,7 @@ func (c *Client) handshakeRefusal(ctx context.Context, u *url.URL, err error) *T
 	if u.Scheme != "https" || !broken {
 		return nil
 	}
-	tr, ok := c.hc.Transport.(*http.Transport)
+	tr, ok := baseTransport(c.hc.Transport)
 	if !ok {
 		return nil
 	}
@@ -163,4 +163,23 @@ func (c *Client) handshakeRefusal(ctx context.Context, u *url.URL, err error) *T
 		te.Err = fmt.Errorf("%w (the request failed with: %v)", rerr, err)
 	}
 	return te
+}
+
+// baseTransport is the *http.Transport that rt sends through: rt itself,
+// http.DefaultTransport for nil, or the one under wrappers that name the
+// round tripper they wrap with an Unwrap() http.RoundTripper method.
+func baseTransport(rt http.RoundTripper) (*http.Transport, bool) {
+	for range 16 {
+		switch t := rt.(type) {
+		case nil:
+			rt = http.DefaultTransport
+		case *http.Transport:
+			return t, true
+		case interface{ Unwrap() http.RoundTripper }:
+			rt = t.Unwrap()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }

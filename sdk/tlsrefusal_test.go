@@ -31,20 +31,34 @@ func TestClientCertificateRefusalUnderAWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	var dials atomic.Int32
-	c, err := sdk.NewClient(srv.URL, sdk.WithAccessToken("a-token"), sdk.WithHTTPClient(trusting(t, certPEM, &dials)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	body := bytes.Repeat([]byte(" "), 8<<20)
 	body[0] = '{'
 	body[len(body)-1] = '}'
-	_, err = c.Do(context.Background(), &sdk.RawRequest{Method: http.MethodPost, Path: "/v1/anything", Body: body, Safe: true})
-	var te *sdk.TLSError
-	if !errors.As(err, &te) || te.Reason != sdk.TLSClientCertificateRequired || !te.ClientCertificate() {
-		t.Fatalf("got %v (%T), want the platform's refusal of a missing client certificate", err, err)
-	}
-	if n := dials.Load(); n > 1 {
-		t.Errorf("%d connections: the refusal was tried again", n)
+	for _, wrapped := range []bool{false, true} {
+		var dials atomic.Int32
+		hc := trusting(t, certPEM, &dials)
+		if wrapped {
+			// A transport of the caller's, over the *http.Transport it
+			// names with Unwrap, as wbsctl's request count is.
+			hc.Transport = unwrapping{hc.Transport}
+		}
+		c, err := sdk.NewClient(srv.URL, sdk.WithAccessToken("a-token"), sdk.WithHTTPClient(hc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Do(context.Background(), &sdk.RawRequest{Method: http.MethodPost, Path: "/v1/anything", Body: body, Safe: true})
+		var te *sdk.TLSError
+		if !errors.As(err, &te) || te.Reason != sdk.TLSClientCertificateRequired || !te.ClientCertificate() {
+			t.Fatalf("wrapped %v: got %v (%T), want the platform's refusal of a missing client certificate", wrapped, err, err)
+		}
+		if n := dials.Load(); n > 1 {
+			t.Errorf("wrapped %v: %d connections: the refusal was tried again", wrapped, n)
+		}
 	}
 }
+
+// unwrapping sends through the round tripper it names with Unwrap.
+type unwrapping struct{ base http.RoundTripper }
+
+func (u unwrapping) RoundTrip(r *http.Request) (*http.Response, error) { return u.base.RoundTrip(r) }
+func (u unwrapping) Unwrap() http.RoundTripper                         { return u.base }

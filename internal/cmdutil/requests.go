@@ -57,6 +57,10 @@ func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// Unwrap is the transport below, for the SDK's explanation of a TLS
+// refusal.
+func (t countingTransport) Unwrap() http.RoundTripper { return t.base }
+
 // CloseIdleConnections closes the idle connections of the transport below.
 func (t countingTransport) CloseIdleConnections() {
 	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {

@@ -22,7 +22,8 @@ func TestRequestsAreCountedAsSent(t *testing.T) {
 	defer front.Close()
 	io, _, _, _ := iostreams.Test()
 	f := New(io)
-	f.Getenv = func(string) string { return "" }
+	env := map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	f.Getenv = func(k string) string { return env[k] }
 	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{MaxAttempts: 1})}
 	c, err := f.ClientFor(&Credentials{BaseURL: front.URL + "/api", ClientID: srv.ClientID, Secret: srv.ClientSecret})
 	if err != nil {

@@ -276,9 +276,9 @@ func (s *StateFile) write(w *bufio.Writer) error {
 		return err
 	}
 	w.WriteString(`,"elements":{`)
-	// One encoder and its buffer for every element: a run's end writes
-	// 200,000 of them, and a burst of garbage that large raised the heap
-	// it ended with by half.
+	// One encoder and its buffer for every element: a large run's end
+	// writes an element each, and an encoder each would be a burst of
+	// garbage at the run's peak.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	first := true

@@ -109,12 +109,6 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	}
 }
 
-// next takes the next request's turn at now without waiting: it returns
-// when that request may start, for a caller that keeps its own clock.
-func (l *Limiter) next(now time.Time) time.Time {
-	return l.turn(now)
-}
-
 // turn takes the next request's turn at now and returns when it is: after
 // any pause, at the bucket's pace. A slower pace that spreads the rest of
 // a window ends with that window: a turn it would put past the window's

@@ -69,7 +69,7 @@ func share(t *testing.T, k, limit int, window wbstest.RateWindow, span time.Dura
 			events = append(events, event{at: now, l: e.l})
 			continue
 		}
-		at := e.l.next(e.at)
+		at := e.l.turn(e.at)
 		if at.After(end) {
 			continue
 		}

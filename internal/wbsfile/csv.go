@@ -227,7 +227,8 @@ func (t *table) add(line int, row []string) {
 // other rows came between are merged as add merges the others: in file
 // order, each into the latest record of its code before it, when the
 // fields agree. Merging after reading, through the codes sorted, holds
-// 4 bytes a record; a map from code to record, while reading, held 32.
+// 4 bytes a record, where a map from code to record while reading held
+// eight times that.
 func (t *table) records() []Record {
 	if !t.orgs {
 		return t.recs

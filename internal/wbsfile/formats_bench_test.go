@@ -43,8 +43,8 @@ func benchFile(f Format, n int) []byte {
 }
 
 // BenchmarkParseFormats reads the same 20,000 records with links in each
-// format, as apply's dry run does before its first request; the ratios
-// of the formats to CSV are what docs/benchmarks.md's table shows.
+// format, as apply's dry run does before its first request: the readers'
+// part of the dry runs that docs/benchmarks.md's table times whole.
 //
 //	go test -run '^$' -bench ParseFormats -count 6 ./internal/wbsfile
 func BenchmarkParseFormats(b *testing.B) {

@@ -49,7 +49,7 @@ func TestApplyFlags(t *testing.T) {
 
 // Apply halves the collector's headroom for a large file, unless GOGC
 // sets it.
-func TestLessHeadroomKeepsGOGC(t *testing.T) {
+func TestCollectSoonerForLargeFilesKeepsGOGC(t *testing.T) {
 	was := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(was)
 	for _, tc := range []struct {

@@ -54,12 +54,14 @@ export stopped.`,
 				return &cmdutil.UsageError{Err: fmt.Errorf("--format %s and -o %s: give --format alone", format, o)}
 			case o != "" && format == "":
 				// What -o meant before --format: kept for one release.
-				fmt.Fprintf(opts.IO.ErrOut, "warning: export -o %s is deprecated and will be refused: use --format %s\n", o, o)
 				format, given = o, "-o"
 			}
 			var err error
 			if opts.Format, err = wbsfile.ParseFormat(cmp.Or(format, "csv")); err != nil {
 				return &cmdutil.UsageError{Err: fmt.Errorf("%s %q: export writes a file apply reads: csv, json, ndjson, yaml or xlsx", given, format)}
+			}
+			if given == "-o" {
+				fmt.Fprintf(opts.IO.ErrOut, "warning: export -o %s is deprecated and will be refused: use --format %s\n", format, format)
 			}
 			if opts.PageSize < 1 {
 				return &cmdutil.UsageError{Err: errors.New("--page-size must be at least 1")}
@@ -74,10 +76,10 @@ export stopped.`,
 				}
 			}
 			if (opts.Write.Delimiter != 0 || opts.Write.BOM) && opts.Format != wbsfile.FormatCSV {
-				return &cmdutil.UsageError{Err: fmt.Errorf("--delimiter and --bom are options of CSV, not of --format %s", opts.Format)}
+				return &cmdutil.UsageError{Err: fmt.Errorf("--delimiter and --bom are options of CSV, not of %s %s", given, opts.Format)}
 			}
 			if opts.Format == wbsfile.FormatXLSX && opts.IO.IsStdoutTTY() {
-				return &cmdutil.UsageError{Err: errors.New("--format xlsx writes a workbook, which a terminal cannot show: redirect it to a file (> elements.xlsx)")}
+				return &cmdutil.UsageError{Err: fmt.Errorf("%s xlsx writes a workbook, which a terminal cannot show: redirect it to a file (> elements.xlsx)", given)}
 			}
 			return cmdutil.Pick(runF, runExport)(cmd.Context(), opts)
 		},

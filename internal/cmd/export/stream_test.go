@@ -74,7 +74,6 @@ func TestExportStopsWhole(t *testing.T) {
 	})
 	for _, format := range []string{"csv", "json", "ndjson", "yaml"} {
 		code, out, errOut := run(t, srv2, "", "export", "--format", format, "--concurrency", "4")
-		// (With -o json the error is written as JSON, its quotes escaped.)
 		if code != cmdutil.ExitAuth || !strings.Contains(errOut, "export stopped after 20 elements, the last written") || !strings.Contains(errOut, "X-019") {
 			t.Fatalf("%s: exit %d: %s", format, code, errOut)
 		}
@@ -96,7 +95,7 @@ func TestExportFormatFlags(t *testing.T) {
 	defer srv.Close()
 	srv.Put(wbstest.Element{Code: "E-1"})
 	code, out, errOut := run(t, srv, "", "export", "-o", "table")
-	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `-o "table": export writes a file apply reads`) {
+	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `-o "table": export writes a file apply reads`) || strings.Contains(errOut, "warning") {
 		t.Fatalf("export -o table: exit %d: %s", code, errOut)
 	}
 	code, out, errOut = run(t, srv, "", "export", "--format", "table")
@@ -107,6 +106,9 @@ func TestExportFormatFlags(t *testing.T) {
 	_, now, _ := run(t, srv, "", "export", "--format", "ndjson")
 	if code != 0 || old != now || !strings.HasPrefix(now, `{"wbsElementCode":"E-1"`) || !strings.Contains(errOut, "warning: export -o ndjson is deprecated") {
 		t.Fatalf("export -o ndjson: exit %d, %q (--format: %q): %s", code, old, now, errOut)
+	}
+	if code, _, errOut := run(t, srv, "", "export", "-o", "json", "--bom"); code != cmdutil.ExitUsage || !strings.Contains(errOut, "not of -o json") {
+		t.Fatalf("export -o json --bom: exit %d: %s", code, errOut)
 	}
 	code, _, errOut = run(t, srv, "", "export", "--format", "json", "-o", "yaml")
 	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "give --format alone") {

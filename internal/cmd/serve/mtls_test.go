@@ -77,6 +77,13 @@ func TestMutualTLS(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", tt.name, res.Code, res.ErrOut)
 		}
 	}
+	// A refusal that breaks the connection under a large write is
+	// explained all the same: the first request is a body of 8 MiB.
+	big := write("big.json", []byte("{"+strings.Repeat(" ", 8<<20)+"}"))
+	tokenOnly := map[string]string{"WBSCTL_CLIENT_ID": "", "WBSCTL_CLIENT_SECRET": "", "WBSCTL_TOKEN": "a-token"}
+	if res := run(tokenOnly, "api", "-X", "POST", "/v1/anything", "--input", big, "--retry-safe"); res.Code != cmdutil.ExitAuth || !strings.Contains(res.ErrOut, "requires a client certificate") {
+		t.Errorf("none, under a write: exit %d: %s", res.Code, res.ErrOut)
+	}
 	if res := run(nil, "element", "list", "--client-cert", good[0]); res.Code != cmdutil.ExitUsage {
 		t.Errorf("a certificate without its key: exit %d, want %d", res.Code, cmdutil.ExitUsage)
 	}

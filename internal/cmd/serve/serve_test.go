@@ -13,8 +13,8 @@ import (
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
-// start runs Run with opts until stop, which returns Run's error; it
-// fails the test if Run ends before it is ready.
+// start runs runServe with opts until stop, which returns its error; it
+// fails the test if the server ends before it is ready.
 func start(t *testing.T, opts *Options) (base string, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
