@@ -374,3 +374,15 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// ProblemsOf are the problems that left the record r out: those of its
+// code, or of its line where they name no code.
+func (f *File) ProblemsOf(r Record) []Problem {
+	var out []Problem
+	for _, p := range f.Problems {
+		if p.Code != "" && p.Code == r.Code || p.Code == "" && p.Line == int(r.Line) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

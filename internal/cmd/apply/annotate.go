@@ -63,18 +63,6 @@ func (e *problemsError) ErrorData() map[string]any {
 	return map[string]any{"file": e.file, "problems": e.problems}
 }
 
-// problemsOf are the problems that left the record r out: those of its
-// code, or of its line where they name no code.
-func problemsOf(problems []wbsfile.Problem, r wbsfile.Record) []wbsfile.Problem {
-	var out []wbsfile.Problem
-	for _, p := range problems {
-		if p.Code != "" && p.Code == r.Code || p.Code == "" && p.Line == int(r.Line) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // codeQualityIssue is a problem as a GitLab Code Quality report holds it
 // (the subset of the Code Climate format GitLab reads).
 type codeQualityIssue struct {

@@ -218,42 +218,83 @@ func runApply(ctx context.Context, o *Options) error {
 	if o.Plan != "" && o.DryRun {
 		return printSavedPlan(o, c)
 	}
-	planOpts := engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages}
-	planOpts.AlsoNamed = parsed.InvalidCodes
-	var state *engine.StateFile
-	if o.State != "" {
-		unlock, err := engine.LockState(o.State)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-		if state, err = engine.LoadState(o.State, c.BaseURL(), c.ClientID(), parsed.Records); err != nil && !o.Refresh {
-			return err
-		}
-		if o.Refresh {
-			state = engine.NewState(c.BaseURL(), c.ClientID())
-		} else {
-			planOpts.Known = state.Known()
-		}
+	in := engine.Input{
+		File: parsed, State: o.State, Refresh: o.Refresh, DryRun: o.DryRun,
+		Plan:        engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
+		Stop:        o.Stop,
+		Interrupted: func() error { return o.interrupted() },
+		// A report names every outcome's correlation id.
+		KeepCorrelationIDs: o.Report != "",
 	}
-	// The plan only reads: a signal ends it at once.
-	planCtx, endPlan := untilStopped(ctx, o)
-	var plan *engine.Plan
 	if o.Plan != "" {
-		plan, err = verifySavedPlan(planCtx, c, o, planOpts)
-	} else {
-		plan, err = engine.BuildPlan(planCtx, c, parsed.Records, planOpts)
+		if in.Saved, err = readSavedPlan(o, c); err != nil {
+			return err
+		}
 	}
-	endPlan()
-	if err != nil {
-		if cause := context.Cause(planCtx); errors.Is(cause, cmdutil.ErrInterrupted) {
-			return fmt.Errorf("%w while planning: nothing was sent", cause)
-		}
-		if errors.Is(err, sdk.ErrListTooLong) {
-			return fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
-		}
+	var done, failed atomic.Int64
+	// The progress lines end, their goroutine gone, before anything else
+	// is written to stderr, on every way out.
+	progressDone := make(chan struct{})
+	var progressing sync.WaitGroup
+	stopProgress := sync.OnceFunc(func() {
+		close(progressDone)
+		progressing.Wait()
+	})
+	defer stopProgress()
+	var bar *progressbar.ProgressBar
+	hooks := engine.Hooks{
+		Planned: func(plan *engine.Plan) (bool, error) {
+			// The deletes of a saved plan were reviewed with it.
+			allowPrune := (o.Prune && o.Yes) || o.Plan != ""
+			if o.Prune && !o.Yes && plan.Counts()[engine.ActionDelete] > 0 {
+				var err error
+				if allowPrune, err = confirm(o, plan.Counts()[engine.ActionDelete]); err != nil {
+					return false, err
+				}
+			}
+			total := 0
+			for _, ch := range plan.Changes {
+				if ch.Action != engine.ActionUnchanged {
+					total++
+				}
+			}
+			switch {
+			case o.Quiet || total == 0:
+			case o.IO.IsStderrTTY():
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(o.IO.ErrOut),
+					progressbar.OptionSetDescription("applying"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+					progressbar.OptionSetItsString("records"), progressbar.OptionSetPredictTime(true),
+					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			default:
+				progressing.Go(func() { progress(o, total, &done, &failed, progressDone) })
+			}
+			return allowPrune, nil
+		},
+		OnResult: func(r engine.Result) {
+			done.Add(1)
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+			if r.Status == engine.StatusFailed {
+				failed.Add(1)
+			}
+		},
+		Warn: func(err error) { fmt.Fprintf(o.IO.ErrOut, "error: %v\n", err) },
+	}
+	ran, err := engine.Run(ctx, c, in, hooks)
+	stopProgress()
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	switch {
+	case errors.Is(err, engine.ErrPlanStale):
+		return &cmdutil.PlanStaleError{Err: err}
+	case errors.Is(err, sdk.ErrListTooLong):
+		return fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
+	case err != nil:
 		return err
 	}
+	plan := ran.Plan
 	if o.DryRun {
 		if err := printPlan(o, plan, o.ShowUnchanged); err != nil {
 			return err
@@ -269,76 +310,7 @@ func runApply(ctx context.Context, o *Options) error {
 		}
 		return nil
 	}
-	// The deletes of a saved plan were reviewed with it.
-	allowPrune := (o.Prune && o.Yes) || o.Plan != ""
-	if o.Prune && !o.Yes && plan.Counts()[engine.ActionDelete] > 0 {
-		if allowPrune, err = confirm(o, plan.Counts()[engine.ActionDelete]); err != nil {
-			return err
-		}
-	}
-
-	total := 0
-	for _, ch := range plan.Changes {
-		if ch.Action != engine.ActionUnchanged {
-			total++
-		}
-	}
-	var done, failed atomic.Int64
-	// The progress lines end, their goroutine gone, before anything else
-	// is written to stderr, on every way out.
-	progressDone := make(chan struct{})
-	var progressing sync.WaitGroup
-	stopProgress := sync.OnceFunc(func() {
-		close(progressDone)
-		progressing.Wait()
-	})
-	defer stopProgress()
-	var bar *progressbar.ProgressBar
-	switch {
-	case o.Quiet || total == 0:
-	case o.IO.IsStderrTTY():
-		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(o.IO.ErrOut),
-			progressbar.OptionSetDescription("applying"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("records"), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	default:
-		progressing.Go(func() { progress(o, total, &done, &failed, progressDone) })
-	}
-	if state != nil {
-		// Before any write, so that an interrupted run leaves no entry
-		// that may no longer hold.
-		state.Begin(plan)
-		if err := state.Save(o.State); err != nil {
-			return fmt.Errorf("writing the state: %w; nothing was sent", err)
-		}
-	}
-	results := engine.Execute(ctx, c, plan, engine.ExecuteOptions{
-		Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages, Stop: o.Stop, AllowPrune: allowPrune,
-		KeepCorrelationIDs: o.Report != "",
-		OnResult: func(r engine.Result) {
-			done.Add(1)
-			if bar != nil {
-				_ = bar.Add(1)
-			}
-			if r.Status == engine.StatusFailed {
-				failed.Add(1)
-			}
-		},
-	})
-	stopProgress()
-	if bar != nil {
-		_ = bar.Finish()
-	}
-	for _, r := range parsed.Invalid {
-		results.Add(engine.Result{Line: int(r.Line), Code: r.Code, Action: engine.ActionCreate, Status: engine.StatusInvalid,
-			Detail: "left out: invalid", Problems: problemsOf(parsed.Problems, r)})
-	}
-	if state != nil {
-		state.Finish(results)
-		if err := state.Save(o.State); err != nil {
-			fmt.Fprintf(o.IO.ErrOut, "error: writing the state: %v; run with --refresh next time\n", err)
-		}
-	}
+	results, allowPrune := ran.Results, ran.AllowPrune
 	sum := engine.Summarize(results)
 	n := o.Requests()
 	sum.Requests, sum.Throttled = n.Sent, n.Throttled
@@ -527,20 +499,6 @@ func printSavedPlan(o *Options, c *sdk.Client) error {
 	return nil
 }
 
-// verifySavedPlan reads the saved plan of --plan and checks it against
-// the platform.
-func verifySavedPlan(ctx context.Context, c *sdk.Client, o *Options, opts engine.PlanOptions) (*engine.Plan, error) {
-	saved, err := readSavedPlan(o, c)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := saved.Verify(ctx, c, opts)
-	if errors.Is(err, engine.ErrPlanStale) {
-		return nil, &cmdutil.PlanStaleError{Err: err}
-	}
-	return plan, err
-}
-
 // readSavedPlan reads the saved plan of --plan, for the platform of c,
 // or for any when c is nil (to show it without credentials). One that is
 // damaged, edited, another platform's or not there is a usage error,
@@ -591,22 +549,6 @@ func onSignals(parent context.Context, o *Options) (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
-}
-
-// untilStopped returns a context that also ends when o.Stop closes.
-func untilStopped(ctx context.Context, o *Options) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	if o.Stop == nil {
-		return ctx, func() { cancel(nil) }
-	}
-	go func() {
-		select {
-		case <-o.Stop:
-			cancel(o.interrupted())
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(nil) }
 }
 
 // errPending is the answer of a dry run with --detailed-exitcode that

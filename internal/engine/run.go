@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
+	"github.com/wbsctl/wbsctl/sdk"
+)
+
+// Input is what one run of apply is given.
+type Input struct {
+	// File is the file read: its records are planned and its invalid
+	// records reported. Nil with Saved.
+	File *wbsfile.File
+	// Saved is a saved plan to carry out instead, checked against the
+	// platform before anything is written.
+	Saved *SavedPlan
+	// State is the path of the state file, "" for none; Refresh makes it
+	// anew instead of trusting it.
+	State   string
+	Refresh bool
+	Plan    PlanOptions
+	// DryRun ends the run with its plan.
+	DryRun bool
+	// Stop, closed by the first signal, ends planning at once and starts
+	// no more changes; Interrupted is the error that names the signal.
+	Stop        <-chan struct{}
+	Interrupted func() error
+	// KeepCorrelationIDs keeps every outcome's correlation id, for a
+	// report.
+	KeepCorrelationIDs bool
+}
+
+// Hooks are the parts of a run that belong to the command: what a person
+// is asked and shown. Each may be nil.
+type Hooks struct {
+	// Planned sees the plan of a run that is not a dry run before
+	// anything is written, and says whether deletes may be made (the
+	// prompt of a prune); an error ends the run with nothing sent.
+	Planned func(plan *Plan) (allowPrune bool, err error)
+	// OnResult is called with each change's outcome as it is known.
+	OnResult func(Result)
+	// Warn reports an error the run survives: the state's last write.
+	Warn func(error)
+}
+
+// Outcome is what a run did: its plan, and the results of a run that is
+// not a dry run.
+type Outcome struct {
+	Plan       *Plan
+	Results    *Results
+	AllowPrune bool
+}
+
+// Run is apply's sequence, kept in this one place: it locks and reads the
+// state, plans the file or checks the saved plan against the platform,
+// and for a dry run stops there. Otherwise it lets Hooks.Planned see the
+// plan, writes the state before the first change (so that an interrupted
+// run leaves no entry that may no longer hold), makes the changes, adds
+// the file's invalid records to the results, and writes the state with
+// what was made. A planning error, ErrPlanStale among them, means nothing
+// was sent.
+func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error) {
+	file := in.File
+	if file == nil {
+		file = &wbsfile.File{}
+	}
+	opts := in.Plan
+	opts.AlsoNamed = file.InvalidCodes
+	var state *StateFile
+	if in.State != "" {
+		unlock, err := LockState(in.State)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		if state, err = LoadState(in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
+			return nil, err
+		}
+		if in.Refresh {
+			state = NewState(c.BaseURL(), c.ClientID())
+		} else {
+			opts.Known = state.Known()
+		}
+	}
+	plan, err := in.plan(ctx, c, file, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Plan: plan}
+	if in.DryRun {
+		return out, nil
+	}
+	if h.Planned != nil {
+		if out.AllowPrune, err = h.Planned(plan); err != nil {
+			return out, err
+		}
+	}
+	if state != nil {
+		state.Begin(plan)
+		if err := state.Save(in.State); err != nil {
+			return out, fmt.Errorf("writing the state: %w; nothing was sent", err)
+		}
+	}
+	out.Results = Execute(ctx, c, plan, ExecuteOptions{
+		Concurrency: opts.Concurrency, PageSize: opts.PageSize, MaxPages: opts.MaxPages, Stop: in.Stop,
+		AllowPrune: out.AllowPrune, KeepCorrelationIDs: in.KeepCorrelationIDs, OnResult: h.OnResult,
+	})
+	for _, r := range file.Invalid {
+		out.Results.Add(Result{Line: int(r.Line), Code: r.Code, Action: ActionCreate, Status: StatusInvalid,
+			Detail: "left out: invalid", Problems: file.ProblemsOf(r)})
+	}
+	if state != nil {
+		state.Finish(out.Results)
+		if err := state.Save(in.State); err != nil && h.Warn != nil {
+			h.Warn(fmt.Errorf("writing the state: %w; run with --refresh next time", err))
+		}
+	}
+	return out, nil
+}
+
+// plan is the plan of the file, or the saved plan checked against the
+// platform. The first signal ends it at once: it only reads.
+func (in Input) plan(ctx context.Context, c *sdk.Client, file *wbsfile.File, opts PlanOptions) (*Plan, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	var stopped atomic.Bool
+	if in.Stop != nil {
+		go func() {
+			select {
+			case <-in.Stop:
+				stopped.Store(true)
+				cancel(in.Interrupted())
+			case <-ctx.Done():
+			}
+		}()
+	}
+	var plan *Plan
+	var err error
+	if in.Saved != nil {
+		plan, err = in.Saved.Verify(ctx, c, opts)
+	} else {
+		plan, err = BuildPlan(ctx, c, file.Records, opts)
+	}
+	cancel(nil)
+	if err != nil && stopped.Load() {
+		return nil, fmt.Errorf("%w while planning: nothing was sent", context.Cause(ctx))
+	}
+	return plan, err
+}
