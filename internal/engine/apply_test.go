@@ -42,11 +42,11 @@ func records(n int) []wbsfile.Record {
 func converge(t *testing.T, c *sdk.Client, recs []wbsfile.Record, prune bool) (*Results, *Plan) {
 	t.Helper()
 	ctx := context.Background()
-	plan, err := BuildPlan(ctx, c, recs, PlanOptions{Prune: prune})
+	plan, err := buildPlan(ctx, c, recs, PlanOptions{Prune: prune})
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := Execute(ctx, c, plan, ExecuteOptions{AllowPrune: prune})
+	results := execute(ctx, c, plan, executeOptions{AllowPrune: prune})
 	for _, r := range results.All() {
 		if r.Status != StatusOK {
 			t.Fatalf("record %s: %+v", r.Code, r)
@@ -207,14 +207,14 @@ func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
 	c := testClient(t, srv)
 	recs := records(200)
 	ctx := context.Background()
-	plan, err := BuildPlan(ctx, c, recs, PlanOptions{})
+	plan, err := buildPlan(ctx, c, recs, PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
 	var once sync.Once
 	var finished atomic.Int64
-	results := Execute(ctx, c, plan, ExecuteOptions{Stop: stop, OnResult: func(Result) {
+	results := execute(ctx, c, plan, executeOptions{Stop: stop, OnResult: func(Result) {
 		if finished.Add(1) == 50 {
 			once.Do(func() { close(stop) })
 		}
@@ -244,12 +244,12 @@ func TestCreateSentAgainWhenTheTokenRenewalFails(t *testing.T) {
 	c := testClient(t, srv)
 	ctx := context.Background()
 	recs := records(1)
-	plan, err := BuildPlan(ctx, c, recs, PlanOptions{})
+	plan, err := buildPlan(ctx, c, recs, PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.ExpireTokens() // the create's token is rejected and renewed
-	results := Execute(ctx, c, plan, ExecuteOptions{})
+	results := execute(ctx, c, plan, executeOptions{})
 	if r := results.At(0); r.Status != StatusOK {
 		t.Fatalf("create failed: %+v", r)
 	}
@@ -303,13 +303,13 @@ func TestServerErrorStormGetsThePolicysAttempts(t *testing.T) {
 			recs := records(1)
 			d := "changed"
 			recs[0].Description = &d
-			plan, err := BuildPlan(context.Background(), c, recs, PlanOptions{})
+			plan, err := buildPlan(context.Background(), c, recs, PlanOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			srv.AddFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultStatus, Status: status})
 			srv.ResetStats()
-			results := Execute(context.Background(), c, plan, ExecuteOptions{})
+			results := execute(context.Background(), c, plan, executeOptions{})
 			if r := results.At(0); r.Status != StatusFailed {
 				t.Fatalf("result %+v, want failed", r)
 			}
@@ -335,12 +335,12 @@ func TestResultsKeepWhatIsNeeded(t *testing.T) {
 		}
 		d := "changed"
 		recs := []wbsfile.Record{{Line: 2, Code: "A-1"}, {Line: 3, Code: "U-1", Description: &d}, {Line: 4, Code: "OLD", IsActive: sdk.Ptr(true)}}
-		plan, err := BuildPlan(ctx, c, recs, PlanOptions{})
+		plan, err := buildPlan(ctx, c, recs, PlanOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		srv.AddFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultStatus, Status: 500})
-		results := Execute(ctx, c, plan, ExecuteOptions{KeepCorrelationIDs: keep})
+		results := execute(ctx, c, plan, executeOptions{KeepCorrelationIDs: keep})
 		byCode := map[string]Result{}
 		for _, r := range results.All() {
 			byCode[r.Code] = r

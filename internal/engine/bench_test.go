@@ -54,7 +54,7 @@ func BenchmarkPlanCreates(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		plan, err := BuildPlan(context.Background(), c, f.Records, PlanOptions{})
+		plan, err := buildPlan(context.Background(), c, f.Records, PlanOptions{})
 		if err != nil || len(plan.Changes) != 20000 {
 			b.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func BenchmarkExecuteCreates(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		res := Execute(context.Background(), c, plan, ExecuteOptions{Concurrency: 4})
+		res := execute(context.Background(), c, plan, executeOptions{Concurrency: 4})
 		if res.Len() != 20000 || res.At(0).Status != StatusOK || res.At(19999).Status != StatusOK {
 			b.Fatal(res.At(0), res.At(19999))
 		}

@@ -40,8 +40,8 @@ type Result struct {
 	Problems []wbsfile.Problem `json:"problems,omitempty"`
 }
 
-// ExecuteOptions steers Execute.
-type ExecuteOptions struct {
+// executeOptions steers Execute.
+type executeOptions struct {
 	// Concurrency bounds the requests in flight. Default 4.
 	Concurrency int
 	// PageSize is the page size of the read-back of unclear creates.
@@ -68,10 +68,10 @@ type ExecuteOptions struct {
 // read back and retried.
 const maxResolveRounds = 5
 
-// Execute carries out the plan and returns one result per change, in plan
+// execute carries out the plan and returns one result per change, in plan
 // order. A failed change does not stop the others. Deletions run last and
 // only when every other change succeeded and nothing stopped the run.
-func Execute(ctx context.Context, c *sdk.Client, plan *Plan, opts ExecuteOptions) *Results {
+func execute(ctx context.Context, c *sdk.Client, plan *Plan, opts executeOptions) *Results {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
 	}
@@ -108,7 +108,7 @@ func Execute(ctx context.Context, c *sdk.Client, plan *Plan, opts ExecuteOptions
 
 type executor struct {
 	c    *sdk.Client
-	opts ExecuteOptions
+	opts executeOptions
 
 	mu      sync.Mutex
 	results *Results

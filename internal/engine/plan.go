@@ -267,7 +267,7 @@ func (p *Plan) Pending() bool {
 	return false
 }
 
-// PlanOptions steers BuildPlan.
+// PlanOptions steers buildPlan.
 type PlanOptions struct {
 	// Prune plans the deletion of elements the file does not name.
 	Prune bool
@@ -301,13 +301,13 @@ func (o PlanOptions) withDefaults() PlanOptions {
 	return o
 }
 
-// BuildPlan reads the platform's current state and compares it with the
+// buildPlan reads the platform's current state and compares it with the
 // records by code. It reads the list of elements page by page, and the
 // links of an element only when its record says something about links.
 // The list is compared as it is read, not held: an element the file names
 // becomes its change's Before at once, and one it does not is kept only
 // for a prune.
-func BuildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opts PlanOptions) (*Plan, error) {
+func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opts PlanOptions) (*Plan, error) {
 	opts = opts.withDefaults()
 	byCode := codeindex.New(len(records), func(i int) string { return records[i].Code })
 	alsoNamed := make(map[string]bool, len(opts.AlsoNamed))

@@ -76,11 +76,11 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			return nil, err
 		}
 		defer unlock()
-		if state, err = LoadState(in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
+		if state, err = loadState(in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
 			return nil, err
 		}
 		if in.Refresh {
-			state = NewState(c.BaseURL(), c.ClientID())
+			state = newState(c.BaseURL(), c.ClientID())
 		} else {
 			opts.Known = state.Known()
 		}
@@ -99,12 +99,12 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		}
 	}
 	if state != nil {
-		state.Begin(plan)
-		if err := state.Save(in.State); err != nil {
+		state.begin(plan)
+		if err := state.save(in.State); err != nil {
 			return out, fmt.Errorf("writing the state: %w; nothing was sent", err)
 		}
 	}
-	out.Results = Execute(ctx, c, plan, ExecuteOptions{
+	out.Results = execute(ctx, c, plan, executeOptions{
 		Concurrency: opts.Concurrency, PageSize: opts.PageSize, MaxPages: opts.MaxPages, Stop: in.Stop,
 		AllowPrune: out.AllowPrune, KeepCorrelationIDs: in.KeepCorrelationIDs, OnResult: h.OnResult,
 	})
@@ -113,8 +113,8 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			Detail: "left out: invalid", Problems: file.ProblemsOf(r)})
 	}
 	if state != nil {
-		state.Finish(out.Results)
-		if err := state.Save(in.State); err != nil && h.Warn != nil {
+		state.finish(out.Results)
+		if err := state.save(in.State); err != nil && h.Warn != nil {
 			h.Warn(fmt.Errorf("writing the state: %w; run with --refresh next time", err))
 		}
 	}
@@ -141,7 +141,7 @@ func (in Input) plan(ctx context.Context, c *sdk.Client, file *wbsfile.File, opt
 	if in.Saved != nil {
 		plan, err = in.Saved.Verify(ctx, c, opts)
 	} else {
-		plan, err = BuildPlan(ctx, c, file.Records, opts)
+		plan, err = buildPlan(ctx, c, file.Records, opts)
 	}
 	cancel(nil)
 	if err != nil && stopped.Load() {

@@ -46,12 +46,12 @@ type StateFile struct {
 	results *Results
 
 	// known holds, in place of Elements, the entries of the elements
-	// that the records LoadState was given name.
+	// that the records loadState was given name.
 	known *Known
 }
 
-// NewState returns an empty state of a platform and client id.
-func NewState(baseURL, clientID string) *StateFile {
+// newState returns an empty state of a platform and client id.
+func newState(baseURL, clientID string) *StateFile {
 	return &StateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Elements: stateElements{}}
 }
 
@@ -59,14 +59,14 @@ func NewState(baseURL, clientID string) *StateFile {
 // or of another platform or client id.
 var ErrStateUnusable = errors.New("the state file cannot be used")
 
-// LoadState reads the state of path for a plan of records (nil for a
+// loadState reads the state of path for a plan of records (nil for a
 // saved plan); a missing file is an empty state. The entries of the
 // elements the records name are held only as far as a plan can use them,
 // by Known.
-func LoadState(path, baseURL, clientID string, records []wbsfile.Record) (*StateFile, error) {
+func loadState(path, baseURL, clientID string, records []wbsfile.Record) (*StateFile, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return NewState(baseURL, clientID), nil
+		return newState(baseURL, clientID), nil
 	}
 	if err != nil {
 		return nil, err
@@ -240,8 +240,8 @@ func readObject(dec *jsontext.Decoder, member func(name string) error) error {
 	return err
 }
 
-// Save writes the state atomically, 0600.
-func (s *StateFile) Save(path string) error {
+// save writes the state atomically, 0600.
+func (s *StateFile) save(path string) error {
 	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
@@ -350,16 +350,16 @@ func (s *StateFile) planned(i int, scratch *State) *State {
 }
 
 // Known returns what the state recorded of the elements the records given
-// to LoadState name, for PlanOptions.Known; nil when it was given none.
+// to loadState name, for PlanOptions.Known; nil when it was given none.
 func (s *StateFile) Known() *Known {
 	return s.known
 }
 
-// Begin takes the plan, before any write: from then on the state holds
+// begin takes the plan, before any write: from then on the state holds
 // the unchanged elements as the plan read them, nothing for those about
 // to change (see planned), and, in its map, the elements the plan does
 // not name.
-func (s *StateFile) Begin(plan *Plan) {
+func (s *StateFile) begin(plan *Plan) {
 	s.plan, s.results = plan, nil
 	s.byCode = codeindex.New(len(plan.Changes), func(i int) string { return plan.Changes[i].Code })
 	kept := stateElements{}
@@ -371,8 +371,8 @@ func (s *StateFile) Begin(plan *Plan) {
 	s.Elements = kept
 }
 
-// Finish records what was done, by results.
-func (s *StateFile) Finish(results *Results) {
+// finish records what was done, by results.
+func (s *StateFile) finish(results *Results) {
 	s.results = results
 }
 

@@ -76,7 +76,7 @@ func TestStateRefusals(t *testing.T) {
 		}
 		// Read alone, and for a plan of records that name A.
 		for _, records := range [][]wbsfile.Record{nil, {{Code: "A"}}} {
-			_, err := LoadState(path, "u", "c", records)
+			_, err := loadState(path, "u", "c", records)
 			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrStateUnusable) {
 				t.Errorf("%s, records %v: %v, want %q", text, records, err, want)
 			}

@@ -20,7 +20,7 @@ import (
 func TestStateWritesPlanAndResults(t *testing.T) {
 	desc := func(s string) *string { return &s }
 	links := []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}}
-	st := NewState("u", "c")
+	st := newState("u", "c")
 	for _, code := range []string{"A", "C", "D", "F", "G"} {
 		st.Elements[code] = &State{Description: desc("old " + code), IsActive: true, BusinessOrganizations: links}
 	}
@@ -42,7 +42,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	saved := func() string {
 		t.Helper()
-		if err := st.Save(path); err != nil {
+		if err := st.save(path); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)
@@ -54,7 +54,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	const head = `{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{`
 	org := `"businessOrganizations":[{"code":"1000","entityType":"company"}]`
 
-	st.Begin(plan)
+	st.begin(plan)
 	// Before any write: what is about to change has no entry.
 	want := head + `"A":{"description":"old A","isActive":true,` + org + `},` +
 		`"C":{"description":"old C","isActive":true,` + org + `},` +
@@ -69,7 +69,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	rs.setStatus(1, StatusOK)
 	rs.setStatus(2, StatusFailed)
 	rs.setStatus(4, StatusOK)
-	st.Finish(rs)
+	st.finish(rs)
 	want = head + `"A":{"description":"old A","isActive":true,` + org + `},` +
 		`"C":{"description":"old C","isActive":true,` + org + `},` +
 		`"E":{"description":"new E","isActive":true,` + org + `},` +
@@ -77,7 +77,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	if got := saved(); got != want {
 		t.Errorf("after Finish:\n got %s\nwant %s", got, want)
 	}
-	back, err := LoadState(path, "u", "c", nil)
+	back, err := loadState(path, "u", "c", nil)
 	if err != nil || len(back.Elements) != 4 || *back.Elements["E"].Description != "new E" {
 		t.Errorf("read back: %v, %v", back, err)
 	}
@@ -112,7 +112,7 @@ func TestKnownSparesLinkReads(t *testing.T) {
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := LoadState(path, "u", "c", recs)
+	st, err := loadState(path, "u", "c", recs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestKnownSparesLinkReads(t *testing.T) {
 	}
 
 	srv.ResetStats()
-	plan, err := BuildPlan(context.Background(), c, recs, PlanOptions{Known: st.Known()})
+	plan, err := buildPlan(context.Background(), c, recs, PlanOptions{Known: st.Known()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +147,11 @@ func TestKnownSparesLinkReads(t *testing.T) {
 		}
 	}
 
-	st.Begin(plan)
-	if err := st.Save(path); err != nil {
+	st.begin(plan)
+	if err := st.save(path); err != nil {
 		t.Fatal(err)
 	}
-	back, err := LoadState(path, "u", "c", nil)
+	back, err := loadState(path, "u", "c", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
