@@ -102,10 +102,8 @@ func (f *Factory) httpClient(c *Credentials) (*http.Client, error) {
 		}
 		base = tr
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil {
-		return nil, &UsageError{Err: fmt.Errorf("base URL %q: %w", c.BaseURL, err)}
-	}
+	// checkTransport has parsed the base URL already.
+	u, _ := url.Parse(c.BaseURL)
 	return &http.Client{Transport: countingTransport{base: base, count: &f.requests, tokenPath: tokenPath(u.Path)}}, nil
 }
 

@@ -217,10 +217,11 @@ func runStatus(ctx context.Context, o *StatusOptions) error {
 	}
 	if o.JSON || o.Mode().Structured() {
 		columns := []string{"PROFILE", "BASE URL", "CLIENT ID", "SECRET", "TOKEN"}
-		p, err := o.Printer(columns...)
+		printer := o.Printer
 		if o.JSON {
-			p, err = o.PrinterAs("json", columns...)
+			printer = func(columns ...string) (*output.Printer, error) { return o.PrinterAs("json", columns...) }
 		}
+		p, err := printer(columns...)
 		if err != nil {
 			return err
 		}
