@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -40,8 +39,8 @@ var planOfEveryKind = rapid.Custom(func(t *rapid.T) *Plan {
 			Line:   rapid.Int32Range(0, 1<<20).Draw(t, "line"),
 			Code:   text.Draw(t, "code"),
 			Fields: FieldSet(rapid.IntRange(0, 7).Draw(t, "fields")),
-			Before: state.Draw(t, "before"),
-			After:  state.Draw(t, "after"),
+			before: state.Draw(t, "before"),
+			after:  state.Draw(t, "after"),
 		}
 		if rapid.Bool().Draw(t, "linkChanges") {
 			ch.LinkChanges = &LinkChanges{AddOrganizations: orgs.Draw(t, "add"), RemoveOrganizations: orgs.Draw(t, "remove")}
@@ -58,30 +57,6 @@ var planOfEveryKind = rapid.Custom(func(t *rapid.T) *Plan {
 	})
 	return &Plan{Changes: rapid.SliceOfN(change, 0, 6).Draw(t, "changes")}
 })
-
-// TestDocumentJSONIsTheDocumentEncoded holds WriteDocumentJSON, which
-// writes a change at a time, to the bytes of the whole document encoded
-// at once.
-func TestDocumentJSONIsTheDocumentEncoded(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		plan := planOfEveryKind.Draw(t, "plan")
-		showUnchanged := rapid.Bool().Draw(t, "showUnchanged")
-
-		var want bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(plan.Document(showUnchanged)); err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		if err := plan.WriteDocumentJSON(&got, showUnchanged); err != nil {
-			t.Fatal(err)
-		}
-		if got.String() != want.String() {
-			t.Fatalf("written:\n%s\nencoded whole:\n%s", got.String(), want.String())
-		}
-	})
-}
 
 // TestSavedPlanIsWrittenAsSaveMarshals holds WriteSaved, which writes a
 // step at a time, to the bytes of Save's plan marshalled at once.

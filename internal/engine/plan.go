@@ -58,30 +58,49 @@ func (a *Action) UnmarshalText(b []byte) error {
 }
 
 // Change is the plan for one element: what to send to make the platform
-// hold the record.
+// hold the record. What the element holds before and after are Held and
+// Desired; Step is the change as documents and saved plans write it.
 type Change struct {
-	Action Action `json:"action"`
+	Action Action
 	// Line is the record's line in the file; 0 for a prune. Beside the
 	// action, an int32 takes no room of its own.
-	Line int32  `json:"line,omitempty"`
-	Code string `json:"wbsElementCode"`
+	Line int32
+	Code string
 	// Fields is what an update changes.
-	Fields FieldSet `json:"fields,omitempty"`
+	Fields FieldSet
 	// LinkChanges are the links an update adds and removes; nil when it
 	// changes none. Added and Removed read them.
 	*LinkChanges
-	// Before is what the platform holds (nil for a create), After what it
-	// will hold (nil for a delete), as far as the plan read and the file
-	// states: links are in Before only where they were read. Where the
-	// record alone tells a state, the plan does not hold it: a create's
-	// After, and both states of an unchanged element that holds just what
-	// its record states, are made from the record when asked, by Held and
-	// Desired. A bulk load's plan then holds no second copy of its
-	// records; the plan's documents and saved plans hold the states.
+
+	// before is what the platform holds (nil for a create), after what
+	// it will hold (nil for a delete), as far as the plan read and the
+	// file states: links are in before only where they were read. Where
+	// the record alone tells a state, the change does not hold it: a
+	// create's after, and both states of an unchanged element that holds
+	// just what its record states, are made from the record when asked,
+	// by Held and Desired. A bulk load's plan then holds no second copy
+	// of its records.
+	before, after *State
+	record        *wbsfile.Record
+}
+
+// Step is a change as the plan's document and a saved plan write it, with
+// both its states: Before is nil only for a create, After only for a
+// delete.
+type Step struct {
+	Action Action   `json:"action"`
+	Line   int32    `json:"line,omitempty"`
+	Code   string   `json:"wbsElementCode"`
+	Fields FieldSet `json:"fields,omitempty"`
+	*LinkChanges
 	Before *State `json:"before,omitempty"`
 	After  *State `json:"after,omitempty"`
+}
 
-	record *wbsfile.Record
+// Step returns the change with both its states.
+func (ch *Change) Step() Step {
+	return Step{Action: ch.Action, Line: ch.Line, Code: ch.Code, Fields: ch.Fields, LinkChanges: ch.LinkChanges,
+		Before: ch.Held(), After: ch.Desired()}
 }
 
 // Desired is what the element holds once ch is made: its After, or the
@@ -93,24 +112,24 @@ func (ch *Change) Desired() *State {
 // desired is Desired; a state made from the record is made in scratch,
 // when given.
 func (ch *Change) desired(scratch *State) *State {
-	if ch.After == nil && ch.Action != ActionDelete && ch.record != nil {
+	if ch.after == nil && ch.Action != ActionDelete && ch.record != nil {
 		if scratch == nil {
 			return recordState(ch.record, nil)
 		}
 		setRecordState(scratch, ch.record, nil)
 		return scratch
 	}
-	return ch.After
+	return ch.after
 }
 
 // Held is what the platform holds before ch is made: its Before, or, for
 // an unchanged element that holds just what its record states, that
 // state; nil for a create.
 func (ch *Change) Held() *State {
-	if ch.Before == nil && ch.Action == ActionUnchanged {
+	if ch.before == nil && ch.Action == ActionUnchanged {
 		return ch.Desired()
 	}
-	return ch.Before
+	return ch.before
 }
 
 // dropRecordState drops the states of an unchanged change whose element
@@ -118,8 +137,8 @@ func (ch *Change) Held() *State {
 // Desired make them again, so that an unchanged re-apply does not hold
 // two states an element.
 func (ch *Change) dropRecordState() {
-	if ch.Action == ActionUnchanged && ch.record != nil && isRecordState(ch.record, ch.Before) {
-		ch.Before, ch.After = nil, nil
+	if ch.Action == ActionUnchanged && ch.record != nil && isRecordState(ch.record, ch.before) {
+		ch.before, ch.after = nil, nil
 	}
 }
 
@@ -128,7 +147,7 @@ func (ch *Change) dropRecordState() {
 func isRecordState(r *wbsfile.Record, st *State) bool {
 	var want State
 	setRecordState(&want, r, nil)
-	return st != nil && sameListed(st, &want) &&
+	return st != nil && sameFields(st, &want) &&
 		(st.BusinessOrganizations == nil) == (want.BusinessOrganizations == nil) &&
 		slices.Equal(st.BusinessOrganizations, want.BusinessOrganizations)
 }
@@ -140,20 +159,20 @@ type LinkChanges struct {
 	RemoveOrganizations []sdk.BusinessOrganization `json:"removeOrganizations,omitempty"`
 }
 
-// Added returns the links the change adds.
-func (ch *Change) Added() []sdk.BusinessOrganization {
-	if ch.LinkChanges == nil {
+// Added returns the links the change adds; none where l is nil.
+func (l *LinkChanges) Added() []sdk.BusinessOrganization {
+	if l == nil {
 		return nil
 	}
-	return ch.AddOrganizations
+	return l.AddOrganizations
 }
 
-// Removed returns the links the change removes.
-func (ch *Change) Removed() []sdk.BusinessOrganization {
-	if ch.LinkChanges == nil {
+// Removed returns the links the change removes; none where l is nil.
+func (l *LinkChanges) Removed() []sdk.BusinessOrganization {
+	if l == nil {
 		return nil
 	}
-	return ch.RemoveOrganizations
+	return l.RemoveOrganizations
 }
 
 // FieldSet is a set of the fields an update changes. In JSON it is the
@@ -243,6 +262,59 @@ func setRecordState(after *State, r *wbsfile.Record, before *State) {
 	}
 }
 
+// The states of an element are compared and diffed by these alone, so
+// that a plan, a saved plan's check and its verification agree: no
+// description and an empty one are the same, links are a set, and links
+// not read are not compared.
+
+// sameFields reports whether a and b hold the same description and active
+// flag: what the element list shows.
+func sameFields(a, b *State) bool {
+	return deref(a.Description) == deref(b.Description) && a.IsActive == b.IsActive
+}
+
+// sameLinks reports whether two lists hold the same set of links.
+func sameLinks(a, b []sdk.BusinessOrganization) bool {
+	a, b = links.Dedupe(a), links.Dedupe(b)
+	if len(a) != len(b) {
+		return false
+	}
+	for _, o := range a {
+		if !slices.Contains(b, o) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameState reports whether a and b are the same state: the same fields,
+// and links read on both sides and the same set, or read on neither.
+func sameState(a, b *State) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return sameFields(a, b) && (a.BusinessOrganizations == nil) == (b.BusinessOrganizations == nil) &&
+		sameLinks(a.BusinessOrganizations, b.BusinessOrganizations)
+}
+
+// diffStates returns what differs from before to after, as a plan names
+// it: the fields in plan order, and the links to add and remove where
+// both states hold links.
+func diffStates(before, after *State) (fields FieldSet, add, remove []sdk.BusinessOrganization) {
+	if deref(before.Description) != deref(after.Description) {
+		fields |= FieldDescription
+	}
+	if before.IsActive != after.IsActive {
+		fields |= FieldIsActive
+	}
+	if before.BusinessOrganizations != nil && after.BusinessOrganizations != nil {
+		if add, remove = diffLinks(before.BusinessOrganizations, after.BusinessOrganizations); len(add)+len(remove) > 0 {
+			fields |= FieldOrganizations
+		}
+	}
+	return fields, add, remove
+}
+
 // Plan is the list of changes that converge the platform to a file.
 type Plan struct {
 	Changes []Change `json:"changes"`
@@ -325,7 +397,7 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 			return
 		}
 		r := &records[i]
-		if known := opts.Known.of(i); known != nil && sameListed(listed, known) {
+		if known := opts.Known.entry(i); known != nil && sameFields(listed, known) {
 			listed = known // its links are trusted, not read
 		}
 		plan.Changes[i] = diffElement(r, listed)
@@ -339,7 +411,7 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 		switch r, ch := &records[i], &plan.Changes[i]; {
 		case ch.Action == 0: // not listed
 			*ch = Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r}
-		case r.OrganizationsSet && ch.Before != nil && ch.Before.BusinessOrganizations == nil:
+		case r.OrganizationsSet && ch.before != nil && ch.before.BusinessOrganizations == nil:
 			needLinks = append(needLinks, i)
 		}
 	}
@@ -349,13 +421,13 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 	// An element whose links, once read, are as its record states them
 	// holds one state, not two equal ones, or none.
 	for _, i := range needLinks {
-		if ch := &plan.Changes[i]; ch.Action == ActionUnchanged && sameState(ch.Before, ch.After) {
-			ch.After = ch.Before
+		if ch := &plan.Changes[i]; ch.Action == ActionUnchanged && sameState(ch.before, ch.after) {
+			ch.after = ch.before
 			ch.dropRecordState()
 		}
 	}
 	for _, code := range slices.Sorted(maps.Keys(gone)) {
-		plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, Before: gone[code]})
+		plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, before: gone[code]})
 	}
 	return plan, nil
 }
@@ -390,22 +462,17 @@ func listElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions, fn fu
 // diffElement plans the update of the element listed as before to r,
 // leaving links to planLinks. The change holds before as its Before.
 func diffElement(r *wbsfile.Record, before *State) Change {
-	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, Before: before, After: before}
+	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, before: before, after: before}
+	var after State
+	setRecordState(&after, r, before)
+	if ch.Fields, _, _ = diffStates(before, &after); ch.Fields != 0 {
+		ch.Action = ActionUpdate
+	}
 	// An element the record leaves as it is holds one state, not two
 	// equal ones.
-	var after State
-	if setRecordState(&after, r, before); !sameState(before, &after) {
-		ch.After = &State{}
-		*ch.After = after
-	}
-	if r.Description != nil && *r.Description != deref(before.Description) {
-		ch.Fields |= FieldDescription
-	}
-	if r.IsActive != nil && *r.IsActive != before.IsActive {
-		ch.Fields |= FieldIsActive
-	}
-	if ch.Fields != 0 {
-		ch.Action = ActionUpdate
+	if !sameState(before, &after) {
+		ch.after = &State{}
+		*ch.after = after
 	}
 	return ch
 }
@@ -456,9 +523,9 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 			add, remove := diffLinks(have, ch.record.Organizations)
 			setLinkChanges(ch, add, remove)
 		}
-		ch.Before.BusinessOrganizations = links.Share(have)
-		if ch.Before.BusinessOrganizations == nil {
-			ch.Before.BusinessOrganizations = []sdk.BusinessOrganization{}
+		ch.before.BusinessOrganizations = links.Share(have)
+		if ch.before.BusinessOrganizations == nil {
+			ch.before.BusinessOrganizations = []sdk.BusinessOrganization{}
 		}
 	})
 	return first

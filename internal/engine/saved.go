@@ -20,6 +20,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/codeindex"
+	"github.com/wbsctl/wbsctl/internal/jsondoc"
 	"github.com/wbsctl/wbsctl/internal/links"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
@@ -112,10 +113,12 @@ func stepError(i int, st *SavedStep, err error) error {
 
 // SavedStep is one step of a saved plan: the change, and the record it
 // came from, which the step's requests are made of again. Once read, the
-// record is held as the change's, and Record is nil (see compact).
+// record is held as a wbsfile.Record, and Record is nil (see compact).
 type SavedStep struct {
-	Change
+	Step
 	Record *savedRecord `json:"record,omitempty"`
+
+	record *wbsfile.Record
 }
 
 // savedRecord is a Record with what it leaves out left out.
@@ -150,12 +153,12 @@ func savedHead(baseURL, clientID, file, digest string, prune bool, now time.Time
 // stepsToSave yields the steps of the plan's saved form one by one.
 func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 	return func(yield func(SavedStep) bool) {
-		for _, ch := range p.Changes {
+		for i := range p.Changes {
+			ch := &p.Changes[i]
 			if ch.Action == ActionUnchanged {
 				continue
 			}
-			ch.After = ch.Desired()
-			step := SavedStep{Change: ch}
+			step := SavedStep{Step: ch.Step()}
 			if r := ch.record; r != nil {
 				step.Record = &savedRecord{Code: r.Code, Description: r.Description, IsActive: r.IsActive}
 				if r.OrganizationsSet {
@@ -181,7 +184,7 @@ func (p *Plan) WriteSaved(path, baseURL, clientID, file, digest string, prune bo
 	}
 	defer f.Abort()
 	w := bufio.NewWriter(f)
-	if err := writeWithArray(w, savedHead(baseURL, clientID, file, digest, prune, now), "steps", p.stepsToSave()); err != nil {
+	if err := jsondoc.Write(w, "  ", savedHead(baseURL, clientID, file, digest, prune, now), "steps", p.stepsToSave()); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
@@ -280,7 +283,7 @@ func (st *SavedStep) check(prune bool) error {
 	var fields FieldSet
 	var add, remove []sdk.BusinessOrganization
 	if st.Action == ActionUpdate {
-		fields, add, remove = changed(st.Before, st.After)
+		fields, add, remove = diffStates(st.Before, st.After)
 		if fields == 0 {
 			return errors.New("an update that changes nothing")
 		}
@@ -306,40 +309,13 @@ func (st *SavedStep) compact() {
 	}
 }
 
-// changed returns what differs from before to after, as a plan names it:
-// the fields in plan order, and the links to add and remove where both
-// sides hold them.
-func changed(before, after *State) (fields FieldSet, add, remove []sdk.BusinessOrganization) {
-	if deref(before.Description) != deref(after.Description) || (before.Description == nil) != (after.Description == nil) {
-		fields |= FieldDescription
-	}
-	if before.IsActive != after.IsActive {
-		fields |= FieldIsActive
-	}
-	if before.BusinessOrganizations != nil && after.BusinessOrganizations != nil {
-		if add, remove = diffLinks(before.BusinessOrganizations, after.BusinessOrganizations); len(add)+len(remove) > 0 {
-			fields |= FieldOrganizations
-		}
-	}
-	return fields, add, remove
-}
-
-// sameState compares two states field by field, links as sets; links
-// read on one side only differ.
-func sameState(a, b *State) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return sameListed(a, b) && (a.BusinessOrganizations == nil) == (b.BusinessOrganizations == nil) &&
-		sameLinks(a.BusinessOrganizations, b.BusinessOrganizations)
-}
-
 // Plan returns the steps of sp as a plan, to be shown: the changes as
 // they were saved.
 func (sp *SavedPlan) Plan() *Plan {
 	plan := &Plan{Changes: make([]Change, len(sp.Steps))}
 	for i, st := range sp.Steps {
-		plan.Changes[i] = st.Change
+		plan.Changes[i] = Change{Action: st.Action, Line: st.Line, Code: st.Code, Fields: st.Fields, LinkChanges: st.LinkChanges,
+			before: st.Before, after: st.After, record: st.record}
 	}
 	return plan
 }
@@ -371,13 +347,13 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 			}
 			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: st.record})
 		case ActionDelete:
-			if !exists || !sameListed(listed, st.Before) {
+			if !exists || !sameFields(listed, st.Before) {
 				moved = append(moved, st.Code+" (deleted or changed)")
 				continue
 			}
-			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: st.Code, Before: listed})
+			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: st.Code, before: listed})
 		case ActionUpdate:
-			if !exists || !sameListed(listed, st.Before) {
+			if !exists || !sameFields(listed, st.Before) {
 				moved = append(moved, st.Code+" (deleted or changed)")
 				continue
 			}
@@ -397,7 +373,11 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 		for i, ch := range plan.Changes {
 			if ch.Action == ActionUpdate || ch.Action == ActionUnchanged {
 				st := sp.Steps[i]
-				if !sameLinkState(ch.Before, st.Before) || ch.Action != st.Action || ch.Fields != st.Fields {
+				// The links the plan read are read again: they must be
+				// the same set.
+				linksMoved := st.Before.BusinessOrganizations != nil &&
+					(ch.before.BusinessOrganizations == nil || !sameLinks(ch.before.BusinessOrganizations, st.Before.BusinessOrganizations))
+				if linksMoved || ch.Action != st.Action || ch.Fields != st.Fields {
 					moved = append(moved, ch.Code+" (its links changed)")
 				}
 			}
@@ -428,18 +408,4 @@ func (r *savedRecord) record(line int32) *wbsfile.Record {
 		rec.Organizations, rec.OrganizationsSet = *r.Organizations, true
 	}
 	return rec
-}
-
-// sameListed compares what the element list shows of two states: the
-// description and the active flag.
-func sameListed(a, b *State) bool {
-	return b != nil && deref(a.Description) == deref(b.Description) && (a.Description == nil) == (b.Description == nil) && a.IsActive == b.IsActive
-}
-
-// sameLinkState compares the links of two states where the plan read them.
-func sameLinkState(now, then *State) bool {
-	if then == nil || then.BusinessOrganizations == nil {
-		return true // the plan did not read them
-	}
-	return now != nil && now.BusinessOrganizations != nil && sameLinks(now.BusinessOrganizations, then.BusinessOrganizations)
 }

@@ -1,8 +1,13 @@
 package engine
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
+	"pgregory.net/rapid"
 )
 
 // A saved plan of another format version is refused as such, even where
@@ -20,4 +25,36 @@ func TestSavedPlanOfAnotherVersionIsNamedSo(t *testing.T) {
 			t.Errorf("%s: %v, want %q", text, err, want)
 		}
 	}
+}
+
+// TestSavedPlanOfAnyDescriptionIsAccepted holds the plan and the saved
+// plan's check to one comparison: whatever the platform lists as no
+// description (null or "") and whatever the record states, the update a
+// plan makes is read back from its saved plan as it was made.
+func TestSavedPlanOfAnyDescriptionIsAccepted(t *testing.T) {
+	dir := t.TempDir()
+	desc := rapid.Custom(func(t *rapid.T) *string {
+		return rapid.SampledFrom([]*string{nil, new(""), new("a"), new("b")}).Draw(t, "description")
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		before := &State{Description: desc.Draw(t, "listed"), IsActive: rapid.Bool().Draw(t, "listedActive")}
+		r := &wbsfile.Record{Line: 2, Code: "P-1", Description: desc.Draw(t, "record"),
+			IsActive: rapid.SampledFrom([]*bool{nil, new(true), new(false)}).Draw(t, "recordActive")}
+		ch := diffElement(r, before)
+		if (ch.Action == ActionUpdate) != (deref(before.Description) != deref(ch.Desired().Description) || before.IsActive != ch.Desired().IsActive) {
+			t.Fatalf("%s of %+v to %+v", ch.Action, before, ch.Desired())
+		}
+		plan := &Plan{Changes: []Change{ch}}
+		path := filepath.Join(dir, "plan.json")
+		if err := plan.WriteSaved(path, "https://p.example", "id", "f.csv", "sha256:00", false, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		sp, err := ReadSavedPlanFile(path)
+		if err != nil {
+			t.Fatalf("%s of %+v to %+v: %v", ch.Action, before, ch.Desired(), err)
+		}
+		if got := sp.Plan().Pending(); got != plan.Pending() {
+			t.Fatalf("read back pending %v, made %v", got, plan.Pending())
+		}
+	})
 }

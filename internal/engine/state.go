@@ -22,7 +22,6 @@ import (
 	"github.com/wbsctl/wbsctl/internal/links"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
-	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // StateFormatVersion is the version of the state file.
@@ -158,7 +157,7 @@ func (m *stateElements) read(dec *jsontext.Decoder, known *Known) error {
 		}
 		el.BusinessOrganizations = links.Share(el.BusinessOrganizations)
 		if named {
-			known.take(i, &el)
+			known.add(i, &el)
 		} else {
 			(*m)[code] = &el
 		}
@@ -192,8 +191,8 @@ func (k *Known) find(code string) (int, bool) {
 	return k.byCode.Find(code)
 }
 
-// take files el, the state's entry of record i.
-func (k *Known) take(i int, el *State) {
+// add holds el, the state's entry of record i, as far as it spares a read.
+func (k *Known) add(i int, el *State) {
 	k.given[i] = true
 	switch r := &k.records[i]; {
 	case !r.OrganizationsSet || el.BusinessOrganizations == nil || !sameLinks(el.BusinessOrganizations, r.Organizations):
@@ -205,9 +204,9 @@ func (k *Known) take(i int, el *State) {
 	}
 }
 
-// of returns the state's entry of record i, where its links are those of
+// entry returns the state's entry of record i, where its links are those of
 // the record; nil where the state has none or other links.
-func (k *Known) of(i int) *State {
+func (k *Known) entry(i int) *State {
 	switch {
 	case k == nil:
 		return nil
@@ -317,7 +316,7 @@ func (s *StateFile) entries() iter.Seq2[string, *State] {
 					return
 				}
 			}
-			if el := s.planned(int(i), &scratch); el != nil && !yield(ch.Code, el) {
+			if el := s.entryFor(int(i), &scratch); el != nil && !yield(ch.Code, el) {
 				return
 			}
 		}
@@ -329,13 +328,13 @@ func (s *StateFile) entries() iter.Seq2[string, *State] {
 	}
 }
 
-// planned is the entry of the plan's change i, or nil when it has none.
-// Before the results, an element about to change has none, so that an
-// interrupted run leaves no entry that may no longer hold; the unchanged
-// ones hold what the plan read. With the results, an element changed as
+// entryFor is the entry the state holds for the plan's change i, or nil
+// when it has none. Before the results, an element about to change has
+// none, so that an interrupted run leaves no entry that may no longer
+// hold; the unchanged ones hold what the plan read. With the results, an element changed as
 // planned holds the plan's after; a failed or skipped change has none,
 // so that the next run reads it. A create's state is made in scratch.
-func (s *StateFile) planned(i int, scratch *State) *State {
+func (s *StateFile) entryFor(i int, scratch *State) *State {
 	ch := &s.plan.Changes[i]
 	if s.results == nil {
 		if ch.Action == ActionUnchanged {
@@ -357,7 +356,7 @@ func (s *StateFile) Known() *Known {
 
 // begin takes the plan, before any write: from then on the state holds
 // the unchanged elements as the plan read them, nothing for those about
-// to change (see planned), and, in its map, the elements the plan does
+// to change (see entryFor), and, in its map, the elements the plan does
 // not name.
 func (s *StateFile) begin(plan *Plan) {
 	s.plan, s.results = plan, nil
@@ -374,20 +373,6 @@ func (s *StateFile) begin(plan *Plan) {
 // finish records what was done, by results.
 func (s *StateFile) finish(results *Results) {
 	s.results = results
-}
-
-// sameLinks reports whether two lists hold the same set of links.
-func sameLinks(a, b []sdk.BusinessOrganization) bool {
-	a, b = links.Dedupe(a), links.Dedupe(b)
-	if len(a) != len(b) {
-		return false
-	}
-	for _, o := range a {
-		if !slices.Contains(b, o) {
-			return false
-		}
-	}
-	return true
 }
 
 // ErrStateLocked is a state file that another apply is using.

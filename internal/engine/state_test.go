@@ -33,11 +33,11 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	same := &State{Description: desc("old C"), IsActive: true, BusinessOrganizations: links}
 	plan := &Plan{Changes: []Change{
 		{Action: ActionCreate, Line: 2, Code: "E", record: &recs[0]},
-		{Action: ActionUnchanged, Line: 3, Code: "C", record: &recs[1], Before: same, After: same},
+		{Action: ActionUnchanged, Line: 3, Code: "C", record: &recs[1], before: same, after: same},
 		{Action: ActionCreate, Line: 4, Code: "B", record: &recs[2]},
 		{Action: ActionUpdate, Line: 5, Code: "D", record: &recs[3], Fields: FieldDescription,
-			Before: &State{Description: desc("old D"), IsActive: true}, After: &State{Description: desc("changed D"), IsActive: true}},
-		{Action: ActionDelete, Code: "G", Before: &State{IsActive: true}},
+			before: &State{Description: desc("old D"), IsActive: true}, after: &State{Description: desc("changed D"), IsActive: true}},
+		{Action: ActionDelete, Code: "G", before: &State{IsActive: true}},
 	}}
 	path := filepath.Join(t.TempDir(), "state.json")
 	saved := func() string {
@@ -135,11 +135,11 @@ func TestKnownSparesLinkReads(t *testing.T) {
 			t.Errorf("%s: %s, held %+v, desired %+v, want unchanged %+v", ch.Code, ch.Action, ch.Held(), ch.Desired(), want)
 		}
 	}
-	if ch := plan.Changes[0]; ch.Before != nil || ch.After != nil {
+	if ch := plan.Changes[0]; ch.before != nil || ch.after != nil {
 		t.Errorf("P-00000 holds its states: %+v", ch)
 	}
-	if ch := plan.Changes[3]; ch.Before == nil || !slices.Equal(ch.Before.BusinessOrganizations, reversed) {
-		t.Errorf("P-00003 holds %+v, want the state's entry", ch.Before)
+	if ch := plan.Changes[3]; ch.before == nil || !slices.Equal(ch.before.BusinessOrganizations, reversed) {
+		t.Errorf("P-00003 holds %+v, want the state's entry", ch.before)
 	}
 	for _, ch := range plan.Document(true).Changes {
 		if ch.Before == nil || ch.After == nil || ch.Before.BusinessOrganizations == nil {

@@ -6,7 +6,6 @@ package apply
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -565,17 +564,6 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 		if err := writePlanMarkdown(cmdutil.DataOut(o.IO), plan, showUnchanged); err != nil {
 			return err
 		}
-	case mode.Lines():
-		// One step a line, then the summary.
-		enc := json.NewEncoder(cmdutil.DataOut(o.IO))
-		for ch := range plan.Shown(showUnchanged) {
-			if err := enc.Encode(ch); err != nil {
-				return err
-			}
-		}
-		if err := enc.Encode(plan.DocumentEnd()); err != nil {
-			return err
-		}
 	case mode.Rows():
 		// A row a change: the document is one value, which a table
 		// cannot show.
@@ -592,21 +580,13 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 		if err := p.Flush(); err != nil {
 			return err
 		}
-	case mode.Format == output.JSON && !mode.Filter:
-		// Written a change at a time, not held whole.
-		if err := plan.WriteDocumentJSON(cmdutil.DataOut(o.IO), showUnchanged); err != nil {
-			return err
-		}
-	case mode.Format == output.YAML && !mode.Filter:
-		if err := writePlanYAML(cmdutil.DataOut(o.IO), plan, showUnchanged); err != nil {
-			return err
-		}
 	case mode.Structured():
+		// Written a change at a time, not held whole.
 		p, err := o.Printer()
 		if err != nil {
 			return err
 		}
-		if err := p.Single(plan.Document(showUnchanged)); err != nil {
+		if err := p.Document(plan.DocumentHead(), "changes", output.Each(plan.Shown(showUnchanged))); err != nil {
 			return err
 		}
 	default:

@@ -90,10 +90,10 @@ func writePlanMarkdown(w io.Writer, plan *engine.Plan, showUnchanged bool) error
 	i := 0
 	next := func() []string {
 		for ; i < len(plan.Changes); i++ {
-			ch := plan.Changes[i]
-			if ch.Action == engine.ActionUnchanged && !showUnchanged {
+			if plan.Changes[i].Action == engine.ActionUnchanged && !showUnchanged {
 				continue
 			}
+			ch := plan.Changes[i].Step()
 			i++
 			var fields []string
 			for _, f := range changeFields(ch, plain) {

@@ -45,10 +45,7 @@ func writePlan(w io.Writer, plan *engine.Plan, v planView) error {
 	}
 	// Written as it is made: the diff of a large plan is not held whole.
 	b := bufio.NewWriter(w)
-	for _, ch := range plan.Changes {
-		if ch.Action == engine.ActionUnchanged && !v.ShowUnchanged {
-			continue
-		}
+	for ch := range plan.Shown(v.ShowUnchanged) {
 		fmt.Fprintf(b, "%s %s", paint(colors[ch.Action], marks[ch.Action]+" "+ch.Action.String()), output.Escape(ch.Code))
 		if ch.Line > 0 {
 			fmt.Fprintf(b, "  (line %d)", ch.Line)
@@ -63,12 +60,9 @@ func writePlan(w io.Writer, plan *engine.Plan, v planView) error {
 
 // planRows are the rows of a plan in a table or CSV: one a change, its
 // fields as in the diff, joined by "; ".
-func planRows(plan *engine.Plan, showUnchanged bool) (columns []string, rows [][]string, items []engine.Change) {
+func planRows(plan *engine.Plan, showUnchanged bool) (columns []string, rows [][]string, items []engine.Step) {
 	plain := func(_, s string) string { return s }
-	for _, ch := range plan.Changes {
-		if ch.Action == engine.ActionUnchanged && !showUnchanged {
-			continue
-		}
+	for ch := range plan.Shown(showUnchanged) {
 		var parts []string
 		for _, f := range changeFields(ch, plain) {
 			parts = append(parts, f[0]+": "+f[1])
@@ -84,16 +78,15 @@ func planRows(plan *engine.Plan, showUnchanged bool) (columns []string, rows [][
 }
 
 // changeFields are the fields a change shows, as name and value.
-func changeFields(ch engine.Change, paint func(color, s string) string) [][2]string {
+func changeFields(ch engine.Step, paint func(color, s string) string) [][2]string {
 	var out [][2]string
 	field := func(name, value string) { out = append(out, [2]string{name, value}) }
 	switch ch.Action {
 	case engine.ActionCreate:
-		after := ch.Desired()
-		field("description", quote(after.Description))
-		field("isActive", strconv.FormatBool(after.IsActive))
-		if len(after.BusinessOrganizations) > 0 {
-			field("organizations", paint(green, orgList("+", after.BusinessOrganizations)))
+		field("description", quote(ch.After.Description))
+		field("isActive", strconv.FormatBool(ch.After.IsActive))
+		if len(ch.After.BusinessOrganizations) > 0 {
+			field("organizations", paint(green, orgList("+", ch.After.BusinessOrganizations)))
 		}
 	case engine.ActionDelete:
 		field("description", quote(ch.Before.Description))

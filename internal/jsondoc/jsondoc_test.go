@@ -1,0 +1,115 @@
+package jsondoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// value draws a JSON value of every kind, with text that encoding/json
+// escapes.
+func value(depth int) *rapid.Generator[any] {
+	text := rapid.SampledFrom([]string{"", "a", "x<y>&z", "\u2028\u2029", "\"\\/", "\t\n", "é\U0001F600", "\x1b[31m", "changes"})
+	return rapid.Custom(func(t *rapid.T) any {
+		kinds := 5
+		if depth > 0 {
+			kinds = 7
+		}
+		switch rapid.IntRange(0, kinds-1).Draw(t, "kind") {
+		case 0:
+			return nil
+		case 1:
+			return rapid.Bool().Draw(t, "bool")
+		case 2:
+			return rapid.IntRange(-1<<40, 1<<40).Draw(t, "int")
+		case 3:
+			return rapid.Float64().Draw(t, "float")
+		case 4:
+			return text.Draw(t, "string")
+		case 5:
+			return rapid.SliceOfN(value(depth-1), 0, 3).Draw(t, "list")
+		}
+		return rapid.MapOfN(text, value(depth-1), 0, 3).Draw(t, "object")
+	})
+}
+
+// encoded is what a json.Encoder writes for v.
+func encoded(t *rapid.T, indent string, v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestWriteIsTheDocumentEncoded holds Write, which writes the list an item
+// at a time, to the bytes of the whole document encoded at once, indented
+// and on one line, and with the list left out.
+func TestWriteIsTheDocumentEncoded(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		head := rapid.MapOfN(rapid.SampledFrom([]string{"a", "formatVersion", "summary", "z", "x<y"}), value(2), 0, 4).Draw(t, "head")
+		name := rapid.SampledFrom([]string{"changes", "a", "steps"}).Draw(t, "name")
+		items := rapid.SliceOfN(value(2), 0, 4).Draw(t, "items")
+		indent := rapid.SampledFrom([]string{"", "  "}).Draw(t, "indent")
+
+		whole := maps.Clone(head)
+		whole[name] = items
+		if items == nil {
+			whole[name] = []any{}
+		}
+		head[name] = []any{}
+		var got bytes.Buffer
+		if err := Write(&got, indent, head, name, slices.Values(items)); err != nil {
+			t.Fatal(err)
+		}
+		if want := encoded(t, indent, whole); got.String() != want {
+			t.Fatalf("written:\n%s\nencoded whole:\n%s", got.String(), want)
+		}
+
+		rest := maps.Clone(head)
+		delete(rest, name)
+		got.Reset()
+		if err := Write[any](&got, indent, head, name, nil); err != nil {
+			t.Fatal(err)
+		}
+		if want := encoded(t, indent, rest); got.String() != want {
+			t.Fatalf("written without the list:\n%s\nencoded:\n%s", got.String(), want)
+		}
+	})
+}
+
+// TestWriteKeepsTheOrderOfAStruct: the members of a struct come in their
+// order, the list in its place among them.
+func TestWriteKeepsTheOrderOfAStruct(t *testing.T) {
+	head := struct {
+		Version int   `json:"formatVersion"`
+		Steps   []int `json:"steps"`
+		Prune   bool  `json:"prune"`
+	}{Version: 2, Steps: []int{}}
+	var got bytes.Buffer
+	if err := Write(&got, "  ", head, "steps", slices.Values([]int{1, 2})); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"formatVersion\": 2,\n  \"steps\": [\n    1,\n    2\n  ],\n  \"prune\": false\n}\n"
+	if got.String() != want {
+		t.Fatalf("got %q, want %q", got.String(), want)
+	}
+}
+
+// TestWriteRefusesAHeadWithoutTheMember: a misnamed member is an error, not
+// a document without its list.
+func TestWriteRefusesAHeadWithoutTheMember(t *testing.T) {
+	for _, head := range []any{map[string]any{"other": 1}, []int{}, "text"} {
+		err := Write(&bytes.Buffer{}, "  ", head, "steps", slices.Values([]int{1}))
+		if err == nil || !strings.Contains(err.Error(), "steps") && !strings.Contains(err.Error(), "not a JSON object") {
+			t.Errorf("%#v: %v, want a refusal", head, err)
+		}
+	}
+}
