@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -201,35 +203,61 @@ func TestLoadSurvivesFaults(t *testing.T) {
 	assertState(t, srv, changed)
 }
 
+// A run stopped after 50 of 200 creates makes the changes it started and
+// no more, and leaves a state of exactly what it made; the next run with
+// the state creates only the rest, once each, and reads no links of what
+// the first made.
 func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	c := testClient(t, srv)
 	recs := records(200)
+	file := &wbsfile.File{Records: recs}
+	state := filepath.Join(t.TempDir(), "state.json")
 	ctx := context.Background()
-	plan, err := buildPlan(ctx, c, recs, PlanOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	stop := make(chan struct{})
 	var once sync.Once
 	var finished atomic.Int64
-	results := execute(ctx, c, plan, executeOptions{Stop: stop, OnResult: func(Result) {
+	interrupted := func() error { return errors.New("interrupted") }
+	out, err := Run(ctx, c, Input{File: file, State: state, Stop: stop, Interrupted: interrupted}, Hooks{OnResult: func(Result) {
 		if finished.Add(1) == 50 {
 			once.Do(func() { close(stop) })
 		}
 	}})
-	sum := Summarize(results)
-	if sum.Failed != 0 || sum.Skipped == 0 || sum.Actions[ActionCreate][StatusOK] < 50 {
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarize(out.Results)
+	created := sum.Actions[ActionCreate][StatusOK]
+	if sum.Failed != 0 || sum.Skipped == 0 || created < 50 {
 		t.Fatalf("interrupted run: %+v", sum)
 	}
-	if got := len(srv.Elements()); got != sum.Actions[ActionCreate][StatusOK] {
-		t.Fatalf("server holds %d, results say %d created", got, sum.Actions[ActionCreate][StatusOK])
+	if got := len(srv.Elements()); got != created {
+		t.Fatalf("server holds %d, results say %d created", got, created)
 	}
+	written, err := loadState(state, c.BaseURL(), c.ClientID(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(written.Elements) != created {
+		t.Fatalf("the state holds %d elements, %d were created", len(written.Elements), created)
+	}
+	for code := range written.Elements {
+		if _, ok := srv.Element(code); !ok {
+			t.Fatalf("the state holds %s, which the run did not create", code)
+		}
+	}
+
 	srv.ResetStats()
-	_, plan = converge(t, c, recs, false)
-	if got := plan.Counts()[ActionCreate]; got != 200-sum.Actions[ActionCreate][StatusOK] {
-		t.Fatalf("the second run created %d, want only the %d not done", got, 200-sum.Actions[ActionCreate][StatusOK])
+	out, err = Run(ctx, c, Input{File: file, State: state}, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Plan.Counts()[ActionCreate]; got != 200-created {
+		t.Fatalf("the second run planned %d creates, want only the %d not done", got, 200-created)
+	}
+	if st := srv.Stats(); st.Creates != 200-created || st.Requests[wbstest.OpListLinks] != 0 {
+		t.Fatalf("the second run: %d creates, %d link reads", st.Creates, st.Requests[wbstest.OpListLinks])
 	}
 	assertState(t, srv, recs)
 }
