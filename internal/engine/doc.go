@@ -2,4 +2,14 @@
 // against the platform's elements, its execution with outcomes settled
 // exactly, saved plans and their checks, and the state file. It plans
 // the records that wbsfile reads, and prints nothing.
+//
+// Run is the one way through: it keeps the sequence (lock and read the
+// state, plan or verify a saved plan, write the state, make the changes,
+// write the state again) that callers may not reorder, and its steps are
+// unexported. A plan's Change holds only what its record cannot tell;
+// Held, Desired and Step give both its states. Every comparison of two
+// states is sameFields, sameLinks, sameState or diffStates.
+//
+// The package is named for what it is to the apply command, which is its
+// one caller and whose package is apply.
 package engine

@@ -8,35 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/jsontest"
+
 	"pgregory.net/rapid"
 )
 
-// value draws a JSON value of every kind, with text that encoding/json
-// escapes.
-func value(depth int) *rapid.Generator[any] {
-	text := rapid.SampledFrom([]string{"", "a", "x<y>&z", "\u2028\u2029", "\"\\/", "\t\n", "é\U0001F600", "\x1b[31m", "changes"})
-	return rapid.Custom(func(t *rapid.T) any {
-		kinds := 5
-		if depth > 0 {
-			kinds = 7
-		}
-		switch rapid.IntRange(0, kinds-1).Draw(t, "kind") {
-		case 0:
-			return nil
-		case 1:
-			return rapid.Bool().Draw(t, "bool")
-		case 2:
-			return rapid.IntRange(-1<<40, 1<<40).Draw(t, "int")
-		case 3:
-			return rapid.Float64().Draw(t, "float")
-		case 4:
-			return text.Draw(t, "string")
-		case 5:
-			return rapid.SliceOfN(value(depth-1), 0, 3).Draw(t, "list")
-		}
-		return rapid.MapOfN(text, value(depth-1), 0, 3).Draw(t, "object")
-	})
-}
+// jsonText are the strings of the values drawn: text that JSON escapes.
+var jsonText = rapid.SampledFrom([]string{"", "a", "x<y>&z", "\u2028\u2029", "\"\\/", "\t\n", "é\U0001F600", "\x1b[31m", "changes"})
 
 // encoded is what a json.Encoder writes for v.
 func encoded(t *rapid.T, indent string, v any) string {
@@ -54,9 +32,9 @@ func encoded(t *rapid.T, indent string, v any) string {
 // and on one line, and with the list left out.
 func TestWriteIsTheDocumentEncoded(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		head := rapid.MapOfN(rapid.SampledFrom([]string{"a", "formatVersion", "summary", "z", "x<y"}), value(2), 0, 4).Draw(t, "head")
+		head := rapid.MapOfN(rapid.SampledFrom([]string{"a", "formatVersion", "summary", "z", "x<y"}), jsontest.Value(2, jsonText), 0, 4).Draw(t, "head")
 		name := rapid.SampledFrom([]string{"changes", "a", "steps"}).Draw(t, "name")
-		items := rapid.SliceOfN(value(2), 0, 4).Draw(t, "items")
+		items := rapid.SliceOfN(jsontest.Value(2, jsonText), 0, 4).Draw(t, "items")
 		indent := rapid.SampledFrom([]string{"", "  "}).Draw(t, "indent")
 
 		whole := maps.Clone(head)

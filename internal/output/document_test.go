@@ -7,45 +7,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/jsontest"
+
 	"pgregory.net/rapid"
 )
 
-// documentValue draws a JSON value of every kind, with text that YAML
-// quotes, folds into blocks or escapes and JSON escapes.
-func documentValue(depth int) *rapid.Generator[any] {
-	text := rapid.SampledFrom([]string{"", "P-1", "1000", "true", "null", "a: b", "- x", "#c", " lead", "trail ",
-		"two\nlines", "gap\n\nline", "\n", "ü\u2028\t\"\\", "\x1b[31m", "~", "'q'", "a<b>&c"})
-	return rapid.Custom(func(t *rapid.T) any {
-		kinds := 5
-		if depth > 0 {
-			kinds = 7
-		}
-		switch rapid.IntRange(0, kinds-1).Draw(t, "kind") {
-		case 0:
-			return nil
-		case 1:
-			return rapid.Bool().Draw(t, "bool")
-		case 2:
-			return rapid.IntRange(-1<<20, 1<<20).Draw(t, "int")
-		case 3:
-			return rapid.Float64Range(-1e6, 1e6).Draw(t, "float")
-		case 4:
-			return text.Draw(t, "string")
-		case 5:
-			return rapid.SliceOfN(documentValue(depth-1), 0, 3).Draw(t, "list")
-		}
-		return rapid.MapOfN(text, documentValue(depth-1), 0, 3).Draw(t, "object")
-	})
-}
+// jsonText are the strings of the values drawn: text that JSON escapes
+// and YAML quotes, folds into blocks or escapes.
+var jsonText = rapid.SampledFrom([]string{"", "P-1", "1000", "true", "null", "a: b", "- x", "#c", " lead", "trail ",
+	"two\nlines", "gap\n\nline", "\n", "ü\u2028\t\"\\", "\x1b[31m", "~", "'q'", "a<b>&c"})
 
 // TestDocumentIsSingleOfTheWhole holds Document, which writes the list an
 // item at a time, to what Single writes for the whole document, in every
 // format, filter and template; NDJSON is an item a line and then the rest.
 func TestDocumentIsSingleOfTheWhole(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		head := rapid.MapOfN(rapid.SampledFrom([]string{"formatVersion", "summary", "a", "a2", "a10", "zz", "x<y"}), documentValue(2), 0, 3).Draw(t, "head")
+		head := rapid.MapOfN(rapid.SampledFrom([]string{"formatVersion", "summary", "a", "a2", "a10", "zz", "x<y"}), jsontest.Value(2, jsonText), 0, 3).Draw(t, "head")
 		name := rapid.SampledFrom([]string{"changes", "a", "steps"}).Draw(t, "name")
-		items := rapid.SliceOfN(documentValue(2), 0, 4).Draw(t, "items")
+		items := rapid.SliceOfN(jsontest.Value(2, jsonText), 0, 4).Draw(t, "items")
 		opts := rapid.SampledFrom([]Options{{Format: "json"}, {Format: "yaml"}, {Format: "ndjson"}, {Format: "table"},
 			{Format: "json", JQ: ".[\"" + name + "\"] | length"}, {Template: "{{len ." + name + "}}"}}).Draw(t, "options")
 
