@@ -351,13 +351,13 @@ type PlanOptions struct {
 	// MaxPages bounds the pages of one list read, as a guard against a
 	// list that never ends; 0 is no bound.
 	MaxPages int
-	// Known is what a state file recorded of the records' elements, from
-	// StateFile.Known. An element's links are trusted, instead of read,
+	// known is what a state file recorded of the records' elements,
+	// which Run gives from the state. An element's links are trusted, instead of read,
 	// only where its record names exactly the links the state recorded
 	// and the list shows the description and active flag the state
 	// recorded: an element changed since may have had its links changed
 	// too.
-	Known *Known
+	known *knownStates
 	// AlsoNamed are the codes of records left out as invalid: the file
 	// names them all the same, so a prune never deletes them.
 	AlsoNamed []string
@@ -397,7 +397,7 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 			return
 		}
 		r := &records[i]
-		if known := opts.Known.entry(i); known != nil && sameFields(listed, known) {
+		if known := opts.known.entry(i); known != nil && sameFields(listed, known) {
 			listed = known // its links are trusted, not read
 		}
 		plan.Changes[i] = diffElement(r, listed)

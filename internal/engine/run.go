@@ -69,7 +69,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	}
 	opts := in.Plan
 	opts.AlsoNamed = file.InvalidCodes
-	var state *StateFile
+	var state *stateFile
 	if in.State != "" {
 		unlock, err := LockState(in.State)
 		if err != nil {
@@ -82,7 +82,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		if in.Refresh {
 			state = newState(c.BaseURL(), c.ClientID())
 		} else {
-			opts.Known = state.Known()
+			opts.known = state.known
 		}
 	}
 	plan, err := in.plan(ctx, c, file, opts)

@@ -27,11 +27,11 @@ import (
 // StateFormatVersion is the version of the state file.
 const StateFormatVersion = 1
 
-// StateFile is what the platform held for each element after the last
+// stateFile is what the platform held for each element after the last
 // apply, as far as apply wrote or read it, so that a re-apply reads an
 // element's links only where the file's differ from the state's. It
 // belongs to one platform and client id.
-type StateFile struct {
+type stateFile struct {
 	FormatVersion int           `json:"formatVersion"`
 	BaseURL       string        `json:"baseUrl"`
 	ClientID      string        `json:"clientId"`
@@ -46,12 +46,12 @@ type StateFile struct {
 
 	// known holds, in place of Elements, the entries of the elements
 	// that the records loadState was given name.
-	known *Known
+	known *knownStates
 }
 
 // newState returns an empty state of a platform and client id.
-func newState(baseURL, clientID string) *StateFile {
-	return &StateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Elements: stateElements{}}
+func newState(baseURL, clientID string) *stateFile {
+	return &stateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Elements: stateElements{}}
 }
 
 // ErrStateUnusable is a state file that is damaged, of another version,
@@ -61,8 +61,8 @@ var ErrStateUnusable = errors.New("the state file cannot be used")
 // loadState reads the state of path for a plan of records (nil for a
 // saved plan); a missing file is an empty state. The entries of the
 // elements the records name are held only as far as a plan can use them,
-// by Known.
-func loadState(path, baseURL, clientID string, records []wbsfile.Record) (*StateFile, error) {
+// by knownStates.
+func loadState(path, baseURL, clientID string, records []wbsfile.Record) (*stateFile, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(baseURL, clientID), nil
@@ -87,10 +87,10 @@ func loadState(path, baseURL, clientID string, records []wbsfile.Record) (*State
 
 // readState reads a state file as a stream: held whole, a large state
 // would be most of a re-apply's peak.
-func readState(r io.Reader, records []wbsfile.Record) (*StateFile, error) {
-	var st StateFile
+func readState(r io.Reader, records []wbsfile.Record) (*stateFile, error) {
+	var st stateFile
 	if records != nil {
-		st.known = newKnown(records)
+		st.known = newKnownStates(records)
 	}
 	if err := strictjson.UnmarshalLarge(r, &st); err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func readState(r io.Reader, records []wbsfile.Record) (*StateFile, error) {
 
 // UnmarshalJSONFrom reads a state file by strictjson's rules, for
 // strictjson.UnmarshalLarge.
-func (s *StateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+func (s *stateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	seen := map[string]bool{}
 	return readObject(dec, func(name string) error {
 		if seen[name] {
@@ -123,7 +123,7 @@ func (s *StateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		case "elements":
 			return s.Elements.read(dec, s.known)
 		}
-		return strictjson.UnknownMember(dec, reflect.TypeFor[StateFile]())
+		return strictjson.UnknownMember(dec, reflect.TypeFor[stateFile]())
 	})
 }
 
@@ -139,7 +139,7 @@ func (m *stateElements) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // read reads the elements from dec; those the records of known name go
 // to known, not to m.
-func (m *stateElements) read(dec *jsontext.Decoder, known *Known) error {
+func (m *stateElements) read(dec *jsontext.Decoder, known *knownStates) error {
 	if dec.PeekKind() == 'n' {
 		_, err := dec.ReadToken()
 		*m = nil
@@ -165,12 +165,12 @@ func (m *stateElements) read(dec *jsontext.Decoder, known *Known) error {
 	})
 }
 
-// Known is what a state recorded of the elements a plan's records name,
-// as far as it can spare a read of their links: an entry whose record
-// names other links, or none, is not held. An entry that is just what
+// knownStates is what a state recorded of the elements a plan's records
+// name, as far as it can spare a read of their links: an entry whose
+// record names other links, or none, is not held. An entry that is just what
 // its record states is held as a flag, so that an unchanged re-apply
 // holds next to nothing of the state.
-type Known struct {
+type knownStates struct {
 	records  []wbsfile.Record
 	byCode   codeindex.Index
 	given    []bool // by record: the state has an entry
@@ -178,13 +178,13 @@ type Known struct {
 	other    map[int]*State
 }
 
-func newKnown(records []wbsfile.Record) *Known {
-	return &Known{records: records, byCode: codeindex.New(len(records), func(i int) string { return records[i].Code }),
+func newKnownStates(records []wbsfile.Record) *knownStates {
+	return &knownStates{records: records, byCode: codeindex.New(len(records), func(i int) string { return records[i].Code }),
 		given: make([]bool, len(records)), asRecord: make([]bool, len(records)), other: map[int]*State{}}
 }
 
 // find returns the index of the record of code.
-func (k *Known) find(code string) (int, bool) {
+func (k *knownStates) find(code string) (int, bool) {
 	if k == nil {
 		return 0, false
 	}
@@ -192,7 +192,7 @@ func (k *Known) find(code string) (int, bool) {
 }
 
 // add holds el, the state's entry of record i, as far as it spares a read.
-func (k *Known) add(i int, el *State) {
+func (k *knownStates) add(i int, el *State) {
 	k.given[i] = true
 	switch r := &k.records[i]; {
 	case !r.OrganizationsSet || el.BusinessOrganizations == nil || !sameLinks(el.BusinessOrganizations, r.Organizations):
@@ -206,7 +206,7 @@ func (k *Known) add(i int, el *State) {
 
 // entry returns the state's entry of record i, where its links are those of
 // the record; nil where the state has none or other links.
-func (k *Known) entry(i int) *State {
+func (k *knownStates) entry(i int) *State {
 	switch {
 	case k == nil:
 		return nil
@@ -240,7 +240,7 @@ func readObject(dec *jsontext.Decoder, member func(name string) error) error {
 }
 
 // save writes the state atomically, 0600.
-func (s *StateFile) save(path string) error {
+func (s *stateFile) save(path string) error {
 	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
@@ -260,7 +260,7 @@ func (s *StateFile) save(path string) error {
 // with the same elements, without holding the whole file as
 // json.Marshal would. From Begin on, the elements are
 // those of entries.
-func (s *StateFile) write(w *bufio.Writer) error {
+func (s *stateFile) write(w *bufio.Writer) error {
 	head, err := json.Marshal(struct {
 		FormatVersion int    `json:"formatVersion"`
 		BaseURL       string `json:"baseUrl"`
@@ -304,7 +304,7 @@ func (s *StateFile) write(w *bufio.Writer) error {
 // entries yields the state's elements in the order of their codes: those
 // of the map, merged with those of the plan. A yielded state is the
 // iterator's own once yield returns.
-func (s *StateFile) entries() iter.Seq2[string, *State] {
+func (s *stateFile) entries() iter.Seq2[string, *State] {
 	return func(yield func(string, *State) bool) {
 		var scratch State
 		kept := slices.Sorted(maps.Keys(s.Elements))
@@ -334,7 +334,7 @@ func (s *StateFile) entries() iter.Seq2[string, *State] {
 // hold; the unchanged ones hold what the plan read. With the results, an element changed as
 // planned holds the plan's after; a failed or skipped change has none,
 // so that the next run reads it. A create's state is made in scratch.
-func (s *StateFile) entryFor(i int, scratch *State) *State {
+func (s *stateFile) entryFor(i int, scratch *State) *State {
 	ch := &s.plan.Changes[i]
 	if s.results == nil {
 		if ch.Action == ActionUnchanged {
@@ -348,17 +348,11 @@ func (s *StateFile) entryFor(i int, scratch *State) *State {
 	return ch.desired(scratch)
 }
 
-// Known returns what the state recorded of the elements the records given
-// to loadState name, for PlanOptions.Known; nil when it was given none.
-func (s *StateFile) Known() *Known {
-	return s.known
-}
-
 // begin takes the plan, before any write: from then on the state holds
 // the unchanged elements as the plan read them, nothing for those about
 // to change (see entryFor), and, in its map, the elements the plan does
 // not name.
-func (s *StateFile) begin(plan *Plan) {
+func (s *stateFile) begin(plan *Plan) {
 	s.plan, s.results = plan, nil
 	s.byCode = codeindex.New(len(plan.Changes), func(i int) string { return plan.Changes[i].Code })
 	kept := stateElements{}
@@ -371,7 +365,7 @@ func (s *StateFile) begin(plan *Plan) {
 }
 
 // finish records what was done, by results.
-func (s *StateFile) finish(results *Results) {
+func (s *stateFile) finish(results *Results) {
 	s.results = results
 }
 

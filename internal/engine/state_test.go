@@ -121,7 +121,7 @@ func TestKnownSparesLinkReads(t *testing.T) {
 	}
 
 	srv.ResetStats()
-	plan, err := buildPlan(context.Background(), c, recs, PlanOptions{Known: st.Known()})
+	plan, err := buildPlan(context.Background(), c, recs, PlanOptions{known: st.known})
 	if err != nil {
 		t.Fatal(err)
 	}
