@@ -30,7 +30,8 @@ func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, e
 	if c.BaseURL == "" {
 		return nil, &AuthError{Err: fmt.Errorf("no base URL: run wbsctl auth login, or set --base-url or WBSCTL_BASE_URL")}
 	}
-	if err := checkTransport(c.BaseURL, f.Global.InsecureHTTP); err != nil {
+	base, err := checkTransport(c.BaseURL, f.Global.InsecureHTTP)
+	if err != nil {
 		return nil, err
 	}
 	opts := []sdk.Option{sdk.WithUserAgent("wbsctl/" + build.Version)}
@@ -48,7 +49,7 @@ func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, e
 	if timeout > 0 {
 		opts = append(opts, sdk.WithTimeout(timeout))
 	}
-	hc, err := f.httpClient(c)
+	hc, err := f.httpClient(c, base)
 	if err != nil {
 		return nil, err
 	}
@@ -75,8 +76,8 @@ func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, e
 
 // httpClient is the HTTP client of c's SDK client: the Factory's
 // Transport, or sdk.DefaultTransport trusting --ca-file and presenting
-// --client-cert, below a count of what it sends.
-func (f *Factory) httpClient(c *Credentials) (*http.Client, error) {
+// --client-cert, below a count of what it sends. baseURL is c's, parsed.
+func (f *Factory) httpClient(c *Credentials, baseURL *url.URL) (*http.Client, error) {
 	base := f.Transport
 	if base == nil {
 		tr := sdk.DefaultTransport()
@@ -102,27 +103,26 @@ func (f *Factory) httpClient(c *Credentials) (*http.Client, error) {
 		}
 		base = tr
 	}
-	// checkTransport has parsed the base URL already.
-	u, _ := url.Parse(c.BaseURL)
-	return &http.Client{Transport: countingTransport{base: base, count: &f.requests, tokenPath: tokenPath(u.Path)}}, nil
+	return &http.Client{Transport: countingTransport{base: base, count: &f.requests, tokenPath: tokenPath(baseURL.Path)}}, nil
 }
 
 // Requests counts the HTTP requests the Factory's clients have sent.
 func (f *Factory) Requests() RequestCounts { return f.requests.counts() }
 
-// checkTransport refuses to send credentials over plain HTTP to a host
-// other than loopback, unless the user asked for it.
-func checkTransport(baseURL string, insecure bool) error {
+// checkTransport parses the base URL and refuses to send credentials
+// over plain HTTP to a host other than loopback, unless the user asked
+// for it.
+func checkTransport(baseURL string, insecure bool) (*url.URL, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &UsageError{Err: fmt.Errorf("base URL %q is not an absolute http or https URL", baseURL)}
+		return nil, &UsageError{Err: fmt.Errorf("base URL %q is not an absolute http or https URL", baseURL)}
 	}
 	if u.Scheme == "https" || insecure {
-		return nil
+		return u, nil
 	}
 	host := u.Hostname()
 	if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || strings.EqualFold(host, "localhost") {
-		return nil
+		return u, nil
 	}
-	return &UsageError{Err: fmt.Errorf("refusing to send credentials over plain HTTP to %s: use https, or --insecure-http", host)}
+	return nil, &UsageError{Err: fmt.Errorf("refusing to send credentials over plain HTTP to %s: use https, or --insecure-http", host)}
 }

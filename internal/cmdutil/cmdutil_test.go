@@ -98,7 +98,7 @@ func TestCheckTransport(t *testing.T) {
 		{"ftp://platform.example", true, false},
 		{"platform.example", false, false},
 	} {
-		if err := checkTransport(tt.url, tt.insecure); (err == nil) != tt.ok {
+		if _, err := checkTransport(tt.url, tt.insecure); (err == nil) != tt.ok {
 			t.Errorf("checkTransport(%q, %v) = %v", tt.url, tt.insecure, err)
 		}
 	}

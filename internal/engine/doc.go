@@ -5,10 +5,11 @@
 //
 // Run is the one way through: it keeps the sequence (lock and read the
 // state, plan or verify a saved plan, write the state, make the changes,
-// write the state again) that callers may not reorder, and its steps are
-// unexported. A plan's Change holds only what its record cannot tell;
-// Held, Desired and Step give both its states. Every comparison of two
-// states is sameFields, sameLinks, sameState or diffStates.
+// write the state again) that callers may not reorder, and the steps
+// that write are unexported. A plan's Change holds only what its record
+// cannot tell; Held, Desired and Step give both its states. Two states
+// are compared by sameFields, sameLinks and sameState, and diffed by
+// diffFields and diffStates, alone.
 //
 // The package is named for what it is to the apply command, which is its
 // one caller and whose package is apply.

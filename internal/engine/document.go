@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"iter"
-	"slices"
-)
+import "iter"
 
 // PlanFormatVersion is the version of the machine-readable plan; it
 // changes only when a member changes meaning or goes away.
@@ -16,18 +13,10 @@ type PlanDocument struct {
 	Summary       map[Action]int `json:"summary" yaml:"summary"`
 }
 
-// Document returns the machine-readable form of plan: every change but the
-// unchanged ones (unless showUnchanged), with a before and an after per
-// step, and the counts of every action.
-func (p *Plan) Document(showUnchanged bool) PlanDocument {
-	doc := p.DocumentHead()
-	doc.Changes = slices.AppendSeq(doc.Changes, p.Shown(showUnchanged))
-	return doc
-}
-
 // DocumentHead is the plan's document with no changes, for a writer that
 // writes the changes of Shown in their place one at a time: the document
-// of a large plan is not held whole.
+// of a large plan is not held whole. The changes are every one but the
+// unchanged (unless shown), each with its before and after.
 func (p *Plan) DocumentHead() PlanDocument {
 	return PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Step{}, Summary: p.Summary()}
 }

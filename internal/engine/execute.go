@@ -40,7 +40,7 @@ type Result struct {
 	Problems []wbsfile.Problem `json:"problems,omitempty"`
 }
 
-// executeOptions steers Execute.
+// executeOptions steers execute.
 type executeOptions struct {
 	// Concurrency bounds the requests in flight. Default 4.
 	Concurrency int

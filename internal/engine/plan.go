@@ -103,7 +103,7 @@ func (ch *Change) Step() Step {
 		Before: ch.Held(), After: ch.Desired()}
 }
 
-// Desired is what the element holds once ch is made: its After, or the
+// Desired is what the element holds once ch is made: its after, or the
 // state its record makes; nil for a delete.
 func (ch *Change) Desired() *State {
 	return ch.desired(nil)
@@ -122,9 +122,9 @@ func (ch *Change) desired(scratch *State) *State {
 	return ch.after
 }
 
-// Held is what the platform holds before ch is made: its Before, or, for
+// Held is what the platform holds before ch is made: its before, or, for
 // an unchanged element that holds just what its record states, that
-// state; nil for a create.
+// state (an empty description as none); nil for a create.
 func (ch *Change) Held() *State {
 	if ch.before == nil && ch.Action == ActionUnchanged {
 		return ch.Desired()
@@ -265,7 +265,8 @@ func setRecordState(after *State, r *wbsfile.Record, before *State) {
 // The states of an element are compared and diffed by these alone, so
 // that a plan, a saved plan's check and its verification agree: no
 // description and an empty one are the same, links are a set, and links
-// not read are not compared.
+// not read are not compared. (isRecordState asks more: the links in the
+// record's order, for a state to be made again from the record exactly.)
 
 // sameFields reports whether a and b hold the same description and active
 // flag: what the element list shows.
@@ -297,16 +298,24 @@ func sameState(a, b *State) bool {
 		sameLinks(a.BusinessOrganizations, b.BusinessOrganizations)
 }
 
-// diffStates returns what differs from before to after, as a plan names
-// it: the fields in plan order, and the links to add and remove where
-// both states hold links.
-func diffStates(before, after *State) (fields FieldSet, add, remove []sdk.BusinessOrganization) {
+// diffFields returns the fields other than links that differ from before
+// to after.
+func diffFields(before, after *State) FieldSet {
+	var fields FieldSet
 	if deref(before.Description) != deref(after.Description) {
 		fields |= FieldDescription
 	}
 	if before.IsActive != after.IsActive {
 		fields |= FieldIsActive
 	}
+	return fields
+}
+
+// diffStates returns what differs from before to after, as a plan names
+// it: the fields in plan order, and the links to add and remove where
+// both states hold links.
+func diffStates(before, after *State) (fields FieldSet, add, remove []sdk.BusinessOrganization) {
+	fields = diffFields(before, after)
 	if before.BusinessOrganizations != nil && after.BusinessOrganizations != nil {
 		if add, remove = diffLinks(before.BusinessOrganizations, after.BusinessOrganizations); len(add)+len(remove) > 0 {
 			fields |= FieldOrganizations
@@ -438,7 +447,7 @@ func listOptions(pageSize, maxPages int) *sdk.ListOptions {
 }
 
 // readElements lists every element once: by code, its state as listed,
-// links not read. A plan's change takes the state as its Before.
+// links not read. A plan's change takes the state as its before.
 func readElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions) (map[string]*State, error) {
 	current := map[string]*State{}
 	if err := listElements(ctx, c, lo, func(code string, listed *State) { current[code] = listed }); err != nil {
@@ -460,12 +469,13 @@ func listElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions, fn fu
 }
 
 // diffElement plans the update of the element listed as before to r,
-// leaving links to planLinks. The change holds before as its Before.
+// leaving links to planLinks (a state's links, where before holds them,
+// are the record's). The change holds before as its before.
 func diffElement(r *wbsfile.Record, before *State) Change {
 	ch := Change{Action: ActionUnchanged, Line: r.Line, Code: r.Code, record: r, before: before, after: before}
 	var after State
 	setRecordState(&after, r, before)
-	if ch.Fields, _, _ = diffStates(before, &after); ch.Fields != 0 {
+	if ch.Fields = diffFields(before, &after); ch.Fields != 0 {
 		ch.Action = ActionUpdate
 	}
 	// An element the record leaves as it is holds one state, not two

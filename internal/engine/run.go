@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -25,7 +26,8 @@ type Input struct {
 	// DryRun ends the run with its plan.
 	DryRun bool
 	// Stop, closed by the first signal, ends planning at once and starts
-	// no more changes; Interrupted is the error that names the signal.
+	// no more changes; Interrupted is the error that names the signal
+	// (nil: "interrupted").
 	Stop        <-chan struct{}
 	Interrupted func() error
 	// KeepCorrelationIDs keeps every outcome's correlation id, for a
@@ -122,8 +124,13 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 }
 
 // plan is the plan of the file, or the saved plan checked against the
-// platform. The first signal ends it at once: it only reads.
+// platform. The first signal ends it at once: it only reads. A planning
+// error after the signal is the signal's, whichever came first.
 func (in Input) plan(ctx context.Context, c *sdk.Client, file *wbsfile.File, opts PlanOptions) (*Plan, error) {
+	interrupted := in.Interrupted
+	if interrupted == nil {
+		interrupted = func() error { return errors.New("interrupted") }
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	var stopped atomic.Bool
 	if in.Stop != nil {
@@ -131,7 +138,7 @@ func (in Input) plan(ctx context.Context, c *sdk.Client, file *wbsfile.File, opt
 			select {
 			case <-in.Stop:
 				stopped.Store(true)
-				cancel(in.Interrupted())
+				cancel(interrupted())
 			case <-ctx.Done():
 			}
 		}()
@@ -145,7 +152,7 @@ func (in Input) plan(ctx context.Context, c *sdk.Client, file *wbsfile.File, opt
 	}
 	cancel(nil)
 	if err != nil && stopped.Load() {
-		return nil, fmt.Errorf("%w while planning: nothing was sent", context.Cause(ctx))
+		return nil, fmt.Errorf("%w while planning: nothing was sent", interrupted())
 	}
 	return plan, err
 }

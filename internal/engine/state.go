@@ -37,9 +37,9 @@ type stateFile struct {
 	ClientID      string        `json:"clientId"`
 	Elements      stateElements `json:"elements"`
 
-	// From Begin on, Elements holds only the elements the plan does not
+	// From begin on, Elements holds only the elements the plan does not
 	// name: those it names are written from the plan, and from the
-	// results once Finish has them, not copied into the map.
+	// results once finish has them, not copied into the map.
 	plan    *Plan
 	byCode  codeindex.Index // the plan's changes by code
 	results *Results
@@ -258,7 +258,7 @@ func (s *stateFile) save(path string) error {
 
 // write writes s an element at a time, as json.Marshal writes a state
 // with the same elements, without holding the whole file as
-// json.Marshal would. From Begin on, the elements are
+// json.Marshal would. From begin on, the elements are
 // those of entries.
 func (s *stateFile) write(w *bufio.Writer) error {
 	head, err := json.Marshal(struct {

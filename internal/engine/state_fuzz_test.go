@@ -15,7 +15,7 @@ import (
 )
 
 // The state reader never panics, what it accepts is written back the
-// same, and Save's writer writes exactly what json.Marshal does.
+// same, and save's writer writes exactly what json.Marshal does.
 func FuzzState(f *testing.F) {
 	for _, s := range []string{
 		`{"formatVersion":1,"baseUrl":"https://p.example","clientId":"integrationhub-1","elements":{"A":{"description":"d","isActive":true,"businessOrganizations":[{"code":"1","entityType":"company"}]}}}`,

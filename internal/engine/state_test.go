@@ -14,7 +14,7 @@ import (
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
-// The state written after Begin and Finish holds, in code order, the
+// The state written after begin and finish holds, in code order, the
 // elements the plan does not name as they were, and those it names as the
 // plan and its results leave them.
 func TestStateWritesPlanAndResults(t *testing.T) {
@@ -141,7 +141,7 @@ func TestKnownSparesLinkReads(t *testing.T) {
 	if ch := plan.Changes[3]; ch.before == nil || !slices.Equal(ch.before.BusinessOrganizations, reversed) {
 		t.Errorf("P-00003 holds %+v, want the state's entry", ch.before)
 	}
-	for _, ch := range plan.Document(true).Changes {
+	for ch := range plan.Shown(true) {
 		if ch.Before == nil || ch.After == nil || ch.Before.BusinessOrganizations == nil {
 			t.Errorf("shown: %s before %+v after %+v", ch.Code, ch.Before, ch.After)
 		}

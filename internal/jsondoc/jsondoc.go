@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -16,60 +17,79 @@ import (
 // Write writes head to w with items as its top-level member name, in the
 // bytes a json.Encoder writes for the whole document: indented by indent,
 // or on one line where indent is "". Head is encoded with the member an
-// empty list, which items take the place of, a token at a time; nil items
-// leave the member out, as the rest of a document that was written item by
-// item. Strings keep encoding/json's escapes.
+// empty list, and written a member at a time with items, a token at a
+// time, in the member's place; nil items leave the member out, as the
+// rest of a document that was written item by item. Strings keep
+// encoding/json's escapes. A head that is no object with the member is an
+// error before anything is written.
 func Write[T any](w io.Writer, indent string, head any, name string, items iter.Seq[T]) error {
 	b, err := json.Marshal(head)
 	if err != nil {
 		return err
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	members, err := membersOf(b, head)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(members, func(m member) bool { return m.name == name }) {
+		return fmt.Errorf("%T has no member %s", head, name)
+	}
 	opts := []jsontext.Options{jsontext.PreserveRawStrings(true)}
 	if indent != "" {
 		opts = append(opts, jsontext.WithIndent(indent))
 	}
 	enc := jsontext.NewEncoder(w, opts...)
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return fmt.Errorf("%T is not a JSON object", head)
-	}
 	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
 		return err
 	}
-	found := false
-	for dec.PeekKind() != '}' {
-		// The name is copied as written, escapes kept: a value read
-		// lasts until the next read.
-		member, err := dec.ReadValue()
+	for _, m := range members {
+		switch {
+		case m.name != name:
+			err = writeMember(enc, m.raw, m.value)
+		case items != nil:
+			err = writeList(enc, m.raw, items)
+		}
 		if err != nil {
 			return err
 		}
-		member = bytes.Clone(member)
-		var memberName string
-		if err := json.Unmarshal(member, &memberName); err != nil {
-			return err
+	}
+	return enc.WriteToken(jsontext.EndObject)
+}
+
+// member is a member of an object as encoded: its name as written,
+// escapes kept, and as text, and its value.
+type member struct {
+	raw   jsontext.Value
+	name  string
+	value jsontext.Value
+}
+
+// membersOf reads the members of the object b, head's encoding.
+func membersOf(b []byte, head any) ([]member, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, fmt.Errorf("%T is not a JSON object", head)
+	}
+	var members []member
+	for dec.PeekKind() != '}' {
+		var m member
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		// A value read lasts until the next read.
+		m.raw = bytes.Clone(raw)
+		if err := json.Unmarshal(m.raw, &m.name); err != nil {
+			return nil, err
 		}
 		value, err := dec.ReadValue()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if memberName != name {
-			if err := writeMember(enc, member, value); err != nil {
-				return err
-			}
-			continue
-		}
-		if found = true; items == nil {
-			continue
-		}
-		if err := writeList(enc, member, items); err != nil {
-			return err
-		}
+		m.value = bytes.Clone(value)
+		members = append(members, m)
 	}
-	if !found {
-		return fmt.Errorf("%T has no member %s", head, name)
-	}
-	return enc.WriteToken(jsontext.EndObject)
+	return members, nil
 }
 
 func writeMember(enc *jsontext.Encoder, name, value jsontext.Value) error {

@@ -31,6 +31,10 @@ func (p *Printer) document(head any, name string, items iter.Seq[any]) error {
 	if p.query == nil && p.tmpl == nil {
 		switch p.format {
 		case NDJSON:
+			// The head is checked before the first item is written.
+			if _, err := members(head, name); err != nil {
+				return err
+			}
 			enc := json.NewEncoder(p.w)
 			for item := range items {
 				if err := enc.Encode(item); err != nil {

@@ -66,16 +66,18 @@ func TestDocumentIsSingleOfTheWhole(t *testing.T) {
 }
 
 // TestDocumentRefusesAHeadWithoutTheList: a misnamed member is an error in
-// every format, not a document without its list.
+// every format, before anything is written, not a document without its
+// list.
 func TestDocumentRefusesAHeadWithoutTheList(t *testing.T) {
 	for _, format := range []string{"json", "yaml", "ndjson", "table"} {
-		p, err := New(&bytes.Buffer{}, Options{Format: format})
+		var out bytes.Buffer
+		p, err := New(&out, Options{Format: format})
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = p.Document(map[string]any{"other": 1}, "changes", slices.Values([]any{1}))
-		if err == nil || !strings.Contains(err.Error(), "changes") {
-			t.Errorf("-o %s: %v, want a refusal naming the member", format, err)
+		if err == nil || !strings.Contains(err.Error(), "changes") || out.Len() > 0 {
+			t.Errorf("-o %s: %v, want a refusal naming the member and nothing written, not %q", format, err, out.String())
 		}
 	}
 }

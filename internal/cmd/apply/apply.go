@@ -278,12 +278,17 @@ func runApply(ctx context.Context, o *Options) error {
 				failed.Add(1)
 			}
 		},
-		Warn: func(err error) { fmt.Fprintf(o.IO.ErrOut, "error: %v\n", err) },
 	}
+	// Printed once the progress has ended, not on its line.
+	var warnings []error
+	hooks.Warn = func(err error) { warnings = append(warnings, err) }
 	ran, err := engine.Run(ctx, c, in, hooks)
 	stopProgress()
 	if bar != nil {
 		_ = bar.Finish()
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(o.IO.ErrOut, "error: %v\n", w)
 	}
 	switch {
 	case errors.Is(err, engine.ErrPlanStale):

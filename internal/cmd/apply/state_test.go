@@ -2,11 +2,13 @@ package apply_test
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,10 +162,11 @@ func TestConcurrentAppliesOnOneStateFile(t *testing.T) {
 	}
 }
 
-// A run stopped by SIGINT half-way exits 130 and says how to finish; the
-// next run, with the state, plans only what was not done, and the one
-// after it nothing. What the platform then holds is the engine's test
-// (TestInterruptedRunFinishesOnTheNextRun).
+// A run of updates stopped by SIGINT half-way exits 130 and says how to
+// finish; the next run, with the state, updates only what was not done,
+// the one after it nothing, and the platform holds the file: no element
+// created twice, no change lost. The engine's
+// TestInterruptedRunFinishesOnTheNextRun holds the same of creates.
 func TestStateAfterAnInterruptedRun(t *testing.T) {
 	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultLatency, Latency: 20 * time.Millisecond}))
 	defer srv.Close()
@@ -201,5 +204,49 @@ func TestStateAfterAnInterruptedRun(t *testing.T) {
 	code, _, errOut = run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0")
 	if code != 0 || count(errOut, "unchanged") != 200 || count(errOut, "update") != 0 {
 		t.Fatalf("the run after: exit %d: %s", code, errOut)
+	}
+	if got := srv.Stats().Creates; got != 200 {
+		t.Fatalf("%d creates for 200 elements", got)
+	}
+	for _, el := range srv.Elements() {
+		if !strings.HasSuffix(*el.Description, "changed") || len(el.BusinessOrganizations) != 2 || el.BusinessOrganizations[1].Code != "B2" {
+			t.Fatalf("%s not converged: %+v", el.Code, el)
+		}
+	}
+}
+
+// A state that cannot be written at the end of a run is an error that
+// says how to recover, on a line of its own once the progress has ended;
+// the changes were made, and the run exits 0.
+func TestStateThatCannotBeWrittenAtTheEndIsReported(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "states")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Slow creates, so that the bar is drawn.
+	srv := wbstest.New(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultLatency, Latency: 150 * time.Millisecond}))
+	var once sync.Once
+	cmdtest.Behind(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/wbs-elements" {
+			// The state was written before the first change; its folder
+			// is gone before the last write (root may write anywhere).
+			once.Do(func() { os.RemoveAll(dir) })
+		}
+		return false
+	})
+	file := cmdtest.WriteFile(t, t.TempDir(), "f.csv", csvFile)
+	code, _, errOut := runMode(t, srv, true, "", "apply", "-f", file, "--state", filepath.Join(dir, "state.json"), "--rate", "0", "--concurrency", "1")
+	if !strings.Contains(errOut, "applying") {
+		t.Fatalf("no progress bar was drawn: %q", errOut)
+	}
+	warning := strings.Index(errOut, "error: writing the state: ")
+	if code != 0 || warning < 0 || !strings.Contains(errOut[warning:], "run with --refresh next time\n") {
+		t.Fatalf("exit %d: %q", code, errOut)
+	}
+	if bar := strings.LastIndex(errOut, "\r"); bar > warning || warning > 0 && errOut[warning-1] != '\n' && errOut[warning-1] != '\r' {
+		t.Fatalf("the error is on the progress bar's line: %q", errOut)
+	}
+	if len(srv.Elements()) == 0 {
+		t.Fatal("nothing was created")
 	}
 }
