@@ -31,8 +31,10 @@ func (p *Printer) document(head any, name string, items iter.Seq[any]) error {
 	if p.query == nil && p.tmpl == nil {
 		switch p.format {
 		case NDJSON:
-			// The head is checked before the first item is written.
-			if _, err := members(head, name); err != nil {
+			// The rest is made, and the head so checked, before the
+			// first item is written.
+			var rest bytes.Buffer
+			if err := jsondoc.Write[any](&rest, "", head, name, nil); err != nil {
 				return err
 			}
 			enc := json.NewEncoder(p.w)
@@ -41,7 +43,8 @@ func (p *Printer) document(head any, name string, items iter.Seq[any]) error {
 					return err
 				}
 			}
-			return jsondoc.Write[any](p.w, "", head, name, nil)
+			_, err := p.w.Write(rest.Bytes())
+			return err
 		case YAML:
 			return p.yamlDocument(head, name, items)
 		}
