@@ -126,8 +126,14 @@ func (ch *Change) desired(scratch *State) *State {
 // an unchanged element that holds just what its record states, that
 // state (an empty description as none); nil for a create.
 func (ch *Change) Held() *State {
+	return ch.held(nil)
+}
+
+// held is Held; a state made from the record is made in scratch, when
+// given.
+func (ch *Change) held(scratch *State) *State {
 	if ch.before == nil && ch.Action == ActionUnchanged {
-		return ch.Desired()
+		return ch.desired(scratch)
 	}
 	return ch.before
 }

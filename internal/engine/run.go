@@ -33,7 +33,14 @@ type Input struct {
 	// KeepCorrelationIDs keeps every outcome's correlation id, for a
 	// report.
 	KeepCorrelationIDs bool
+	// MaxDeletes, when set, refuses a plan that deletes more elements,
+	// before anything is written.
+	MaxDeletes *int
 }
+
+// ErrTooManyDeletes is a plan that deletes more elements than
+// Input.MaxDeletes allows.
+var ErrTooManyDeletes = errors.New("the plan deletes more elements than allowed")
 
 // Hooks are the parts of a run that belong to the command: what a person
 // is asked and shown. Each may be nil.
@@ -58,7 +65,8 @@ type Outcome struct {
 
 // Run is apply's sequence, kept in this one place: it locks and reads the
 // state, plans the file or checks the saved plan against the platform,
-// and for a dry run stops there. Otherwise it lets Hooks.Planned see the
+// and for a dry run records what the plan read in the state and stops
+// there. Otherwise it lets Hooks.Planned see the
 // plan, writes the state before the first change (so that an interrupted
 // run leaves no entry that may no longer hold), makes the changes, adds
 // the file's invalid records to the results, and writes the state with
@@ -92,7 +100,20 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		return nil, err
 	}
 	out := &Outcome{Plan: plan}
+	if deletes := plan.Counts()[ActionDelete]; in.MaxDeletes != nil && deletes > *in.MaxDeletes {
+		return out, fmt.Errorf("%w: it deletes %d, --max-deletes allows %d; nothing was sent (a file cut short names fewer elements: check it, or raise the bound)",
+			ErrTooManyDeletes, deletes, *in.MaxDeletes)
+	}
 	if in.DryRun {
+		if state != nil {
+			// A dry run changes nothing, but what it read spares the next
+			// run the same reads: the state records it.
+			state.begin(plan)
+			state.observed()
+			if err := state.save(in.State); err != nil && h.Warn != nil {
+				h.Warn(fmt.Errorf("writing the state: %w; the plan stands, and the next run reads the links again", err))
+			}
+		}
 		return out, nil
 	}
 	if h.Planned != nil {

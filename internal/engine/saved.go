@@ -28,8 +28,10 @@ import (
 )
 
 // SavedPlanVersion is the version of a saved plan's format. Version 2
-// records whether the plan was made with --prune.
-const SavedPlanVersion = 2
+// records whether the plan was made with --prune; version 3 holds the
+// elements the plan found unchanged, as it read them, so that carrying
+// the plan out fills a state as the plan's own run would.
+const SavedPlanVersion = 3
 
 // SavedPlan is a plan written by apply --dry-run --out, to be carried out
 // exactly by apply --plan once reviewed. It names the platform and client
@@ -135,7 +137,8 @@ func FileDigest(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// Save returns the saved form of plan: its steps other than the unchanged.
+// Save returns the saved form of plan: its steps, the unchanged ones with
+// only what the plan read of them.
 func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
 	sp := savedHead(baseURL, clientID, file, digest, prune, now)
 	for step := range p.stepsToSave() {
@@ -155,10 +158,15 @@ func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 	return func(yield func(SavedStep) bool) {
 		for i := range p.Changes {
 			ch := &p.Changes[i]
+			step := SavedStep{Step: ch.Step()}
 			if ch.Action == ActionUnchanged {
+				// Its before is all a later run can use of it.
+				step.After = nil
+				if !yield(step) {
+					return
+				}
 				continue
 			}
-			step := SavedStep{Step: ch.Step()}
 			if r := ch.record; r != nil {
 				step.Record = &savedRecord{Code: r.Code, Description: r.Description, IsActive: r.IsActive}
 				if r.OrganizationsSet {
@@ -262,6 +270,12 @@ func (st *SavedStep) check(prune bool) error {
 		if st.Before == nil || st.After == nil || st.Record == nil {
 			return errors.New("an update has a before, an after and a record")
 		}
+	case ActionUnchanged:
+		if st.Before == nil || st.After != nil || st.Record != nil || st.Fields != 0 ||
+			len(st.Added())+len(st.Removed()) > 0 {
+			return errors.New("an unchanged element has a before and nothing else")
+		}
+		return nil
 	case ActionDelete:
 		if !prune {
 			return errors.New("a delete in a plan made without --prune")
@@ -316,6 +330,9 @@ func (sp *SavedPlan) Plan() *Plan {
 	for i, st := range sp.Steps {
 		plan.Changes[i] = Change{Action: st.Action, Line: st.Line, Code: st.Code, Fields: st.Fields, LinkChanges: st.LinkChanges,
 			before: st.Before, after: st.After, record: st.record}
+		if st.Action == ActionUnchanged {
+			plan.Changes[i].after = st.Before
+		}
 	}
 	return plan
 }
@@ -326,8 +343,11 @@ var ErrPlanStale = errors.New("the platform changed since the plan was made")
 
 // Verify reads the platform once (the element list, and the links of the
 // steps whose before holds links) and returns the plan of exactly sp's
-// steps when every element is as the plan found it, or an error matching
-// ErrPlanStale that names the elements that moved.
+// steps when every element it changes is as the plan found it, or an
+// error matching ErrPlanStale that names the elements that moved. An
+// element the plan found unchanged is in the plan, as the plan read it,
+// only while the list shows it so: it changes nothing, and it is what a
+// state records of the run.
 func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions) (*Plan, error) {
 	opts = opts.withDefaults()
 	current, err := readElements(ctx, c, listOptions(opts.PageSize, opts.MaxPages))
@@ -337,9 +357,14 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 	plan := &Plan{Changes: make([]Change, 0, len(sp.Steps))}
 	var moved []string
 	var needLinks []int
-	for _, st := range sp.Steps {
+	stepOf := make([]int, 0, len(sp.Steps)) // by change, its step
+	for k, st := range sp.Steps {
 		listed, exists := current[st.Code]
 		switch st.Action {
+		case ActionUnchanged:
+			if exists && sameFields(listed, st.Before) {
+				plan.Changes = append(plan.Changes, Change{Action: ActionUnchanged, Line: st.Line, Code: st.Code, before: st.Before, after: st.Before})
+			}
 		case ActionCreate:
 			if exists {
 				moved = append(moved, st.Code+" (now exists)")
@@ -364,15 +389,19 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				needLinks = append(needLinks, len(plan.Changes)-1)
 			}
 		}
+		if len(stepOf) < len(plan.Changes) {
+			stepOf = append(stepOf, k)
+		}
 	}
 	if len(moved) == 0 {
 		if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
 			return nil, err
 		}
-		// Nothing moved: the plan has a change for each step, in order.
+		// Nothing moved: the plan has a change for each step, in order,
+		// but for an unchanged one that the list shows otherwise.
 		for i, ch := range plan.Changes {
 			if ch.Action == ActionUpdate || ch.Action == ActionUnchanged {
-				st := sp.Steps[i]
+				st := sp.Steps[stepOf[i]]
 				// The links the plan read are read again: they must be
 				// the same set.
 				linksMoved := st.Before.BusinessOrganizations != nil &&

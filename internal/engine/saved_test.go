@@ -15,10 +15,11 @@ import (
 // A plan that does not give its version is refused the same way.
 func TestSavedPlanOfAnotherVersionIsNamedSo(t *testing.T) {
 	for text, want := range map[string]string{
-		`{"formatVersion":1,"baseUrl":"u","clientId":"c","steps":[{"action":"update","wbsElementCode":"C"}]}`: "format version 1, want 2",
-		`{"formatVersion":3,"steps":[{"action":"rename","wbsElementCode":"C"}]}`:                              "format version 3, want 2",
-		`{"baseUrl":"u","clientId":"c","steps":[]}`:                                                           "format version 0, want 2",
-		`{"formatVersion":2,"steps":[{"action":"update","wbsElementCode":"C"}]}`:                              `step 1 (update "C"): an update has a before, an after and a record`,
+		`{"formatVersion":2,"baseUrl":"u","clientId":"c","steps":[{"action":"update","wbsElementCode":"C"}]}`:                                                                        "format version 2, want 3",
+		`{"formatVersion":4,"steps":[{"action":"rename","wbsElementCode":"C"}]}`:                                                                                                     "format version 4, want 3",
+		`{"baseUrl":"u","clientId":"c","steps":[]}`:                                                                                                                                  "format version 0, want 3",
+		`{"formatVersion":3,"steps":[{"action":"update","wbsElementCode":"C"}]}`:                                                                                                     `step 1 (update "C"): an update has a before, an after and a record`,
+		`{"formatVersion":3,"steps":[{"action":"unchanged","wbsElementCode":"C","before":{"description":null,"isActive":true,"businessOrganizations":null},"fields":["isActive"]}]}`: `step 1 (unchanged "C"): an unchanged element has a before and nothing else`,
 	} {
 		_, err := readSavedPlan(strings.NewReader(text))
 		if err == nil || err.Error() != want {

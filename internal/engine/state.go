@@ -43,6 +43,9 @@ type stateFile struct {
 	plan    *Plan
 	byCode  codeindex.Index // the plan's changes by code
 	results *Results
+	// dry is a plan that is not carried out: every element holds what
+	// the plan read of it.
+	dry bool
 
 	// known holds, in place of Elements, the entries of the elements
 	// that the records loadState was given name.
@@ -331,11 +334,15 @@ func (s *stateFile) entries() iter.Seq2[string, *State] {
 // entryFor is the entry the state holds for the plan's change i, or nil
 // when it has none. Before the results, an element about to change has
 // none, so that an interrupted run leaves no entry that may no longer
-// hold; the unchanged ones hold what the plan read. With the results, an element changed as
+// hold; the unchanged ones hold what the plan read. A dry run's elements
+// all hold what the plan read. With the results, an element changed as
 // planned holds the plan's after; a failed or skipped change has none,
 // so that the next run reads it. A create's state is made in scratch.
 func (s *stateFile) entryFor(i int, scratch *State) *State {
 	ch := &s.plan.Changes[i]
+	if s.dry {
+		return ch.held(scratch)
+	}
 	if s.results == nil {
 		if ch.Action == ActionUnchanged {
 			return ch.desired(scratch)
@@ -362,6 +369,13 @@ func (s *stateFile) begin(plan *Plan) {
 		}
 	}
 	s.Elements = kept
+}
+
+// observed records a dry run: each element the plan names holds what
+// the plan read of it, the links where they were read or trusted, and a
+// create none.
+func (s *stateFile) observed() {
+	s.dry = true
 }
 
 // finish records what was done, by results.

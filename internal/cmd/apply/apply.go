@@ -41,11 +41,16 @@ type Options struct {
 	Prune            bool
 	Yes              bool
 	SkipInvalid      bool
-	Concurrency      int
-	PageSize         int
-	MaxPages         int
-	State            string
-	Refresh          bool
+	// Check reads and checks the file alone: no credential, no request.
+	Check bool
+	// MaxDeletes refuses a plan that deletes more elements; -1 is no
+	// bound.
+	MaxDeletes  int
+	Concurrency int
+	PageSize    int
+	MaxPages    int
+	State       string
+	Refresh     bool
 	// Out saves the plan of a dry run; Plan carries out a saved one.
 	Out, Plan string
 	Rate      string
@@ -121,7 +126,8 @@ Plans and states are written 0600 beside their target and renamed into
 place; the folder is left as it is.`,
 		Example: `  wbsctl apply -f wbs-elements.csv
   wbsctl apply -f export.json --dry-run --detailed-exitcode
-  erp-export | wbsctl apply -f - --format ndjson --report results.ndjson --prune --yes
+  erp-export | wbsctl apply -f - --format ndjson --report results.ndjson --prune --max-deletes 50 --yes
+  wbsctl apply -f wbs-elements.csv --check                    # the file alone, no credential
   wbsctl apply -f nightly.csv --dry-run --out nightly.plan    # review it, then:
   wbsctl apply --plan nightly.plan
   wbsctl apply -f nightly.csv --state nightly.state         # re-applies at the cost of the list`,
@@ -152,6 +158,8 @@ place; the folder is left as it is.`,
 	fl.BoolVar(&opts.Prune, "prune", false, "delete the elements the file does not name (only when nothing else failed)")
 	fl.BoolVar(&opts.Yes, "yes", false, "do not ask before pruning")
 	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave invalid records out instead of stopping")
+	fl.BoolVar(&opts.Check, "check", false, "check the file only, with no credential and no request: its problems, and exit 5 when it has any")
+	fl.IntVar(&opts.MaxDeletes, "max-deletes", -1, "refuse a plan that deletes more than `N` elements, with nothing sent (exit 2); required by --prune with -f -")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight at most")
 	fl.IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
 	fl.StringVar(&opts.Out, "out", "", "with --dry-run: save the plan to this `FILE`, for --plan")
@@ -196,11 +204,22 @@ func runApply(ctx context.Context, o *Options) error {
 	parsed, digest := &wbsfile.File{}, ""
 	if o.Plan == "" {
 		if parsed, digest, err = readFile(o); err != nil {
+			if problems := (*problemsError)(nil); errors.As(err, &problems) {
+				reportProblems(o, problems)
+			}
 			return err
 		}
 		collectSoonerForLargeFiles(len(parsed.Records))
 	}
 
+	if o.Check {
+		return reportChecked(o, parsed)
+	}
+	if o.State != "" {
+		if err := checkStateUntracked(ctx, o.State); err != nil {
+			return &cmdutil.UsageError{Err: err}
+		}
+	}
 	limiter := ratelimit.New(perMinute)
 	// A bulk load retries a 500 of a safe request too: a few more attempts
 	// cost less than a failed record.
@@ -224,6 +243,9 @@ func runApply(ctx context.Context, o *Options) error {
 		Interrupted: func() error { return o.interrupted() },
 		// A report names every outcome's correlation id.
 		KeepCorrelationIDs: o.Report != "",
+	}
+	if o.MaxDeletes >= 0 {
+		in.MaxDeletes = &o.MaxDeletes
 	}
 	if o.Plan != "" {
 		if in.Saved, err = readSavedPlan(o, c); err != nil {
@@ -291,7 +313,10 @@ func runApply(ctx context.Context, o *Options) error {
 		fmt.Fprintf(o.IO.ErrOut, "error: %v\n", w)
 	}
 	switch {
+	case errors.Is(err, engine.ErrTooManyDeletes):
+		return &cmdutil.UsageError{Err: err}
 	case errors.Is(err, engine.ErrPlanStale):
+		reportStale(o, err)
 		return &cmdutil.PlanStaleError{Err: err}
 	case errors.Is(err, sdk.ErrListTooLong):
 		return fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
@@ -357,6 +382,7 @@ func runApply(ctx context.Context, o *Options) error {
 	case sum.Interrupted:
 		return fmt.Errorf("%w: run the same command again to finish", o.interrupted())
 	case sum.Failed > 0:
+		reportFailed(o, sum.Failed, results.Len())
 		return &cmdutil.PartialError{Failed: sum.Failed, Total: results.Len()}
 	case sum.Invalid > 0:
 		return &cmdutil.PartialError{Failed: sum.Invalid, Total: results.Len(), What: "left out as invalid"}
@@ -390,6 +416,12 @@ func (o *Options) check() error {
 		return usage("--max-pages must be at least 1")
 	case o.Refresh && o.State == "":
 		return usage("--refresh rebuilds the state of --state: give both")
+	case o.Check && (o.File == "" || o.DryRun || o.Out != "" || o.State != "" || o.Prune || o.Report != ""):
+		return usage("--check reads -f alone and sends nothing: --dry-run, --out, --state, --prune and --report belong to a run against the platform")
+	case o.MaxDeletes < -1:
+		return usage("--max-deletes must be 0 or more")
+	case o.Prune && o.File == "-" && o.MaxDeletes < 0:
+		return usage("--prune with -f - deletes every element after a cut in the stream: give --max-deletes N to bound it")
 	}
 	return o.checkPaths()
 }

@@ -250,3 +250,90 @@ func TestStateThatCannotBeWrittenAtTheEndIsReported(t *testing.T) {
 		t.Fatal("nothing was created")
 	}
 }
+
+// The state is what wbsctl has seen the platform hold: after any one run
+// with --state (a dry run, an apply, or a saved plan carried out with a
+// state of its own, as a CI job whose plan job's state is thrown away),
+// the next plan of an unchanged platform costs the element list and the
+// token, ⌈N/100⌉ + 2 requests, whatever the platform held before the
+// first run.
+func TestEveryRunFillsTheState(t *testing.T) {
+	const n = 300
+	budget := (n+99)/100 + 2
+	platforms := map[string]func(t *testing.T, srv *wbstest.Server, file string){
+		"empty": func(*testing.T, *wbstest.Server, string) {},
+		"holding every element": func(t *testing.T, srv *wbstest.Server, file string) {
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
+				t.Fatalf("loading the platform: %d %s", code, errOut)
+			}
+		},
+		"holding every element, one with a link changed": func(t *testing.T, srv *wbstest.Server, file string) {
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
+				t.Fatalf("loading the platform: %d %s", code, errOut)
+			}
+			el, _ := srv.Element("S-00042")
+			el.BusinessOrganizations = el.BusinessOrganizations[:1]
+			srv.Put(el)
+		},
+	}
+	firstRuns := map[string]func(t *testing.T, srv *wbstest.Server, dir, file, state string){
+		"a dry run": func(t *testing.T, srv *wbstest.Server, dir, file, state string) {
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
+				t.Fatalf("dry run: %d %s", code, errOut)
+			}
+			// A dry run that changes nothing leaves the platform as it
+			// was: make it so, so that the next plan finds nothing.
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
+				t.Fatalf("apply: %d %s", code, errOut)
+			}
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
+				t.Fatalf("dry run: %d %s", code, errOut)
+			}
+		},
+		"an apply": func(t *testing.T, srv *wbstest.Server, dir, file, state string) {
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+				t.Fatalf("apply: %d %s", code, errOut)
+			}
+		},
+		"a saved plan, its plan's state thrown away": func(t *testing.T, srv *wbstest.Server, dir, file, state string) {
+			planned := filepath.Join(dir, "plan-job.state")
+			saved := filepath.Join(dir, "wbs.plan")
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", planned, "--dry-run", "--out", saved, "--rate", "0"); code != 0 {
+				t.Fatalf("plan: %d %s", code, errOut)
+			}
+			if code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0"); code != 0 {
+				t.Fatalf("apply --plan: %d %s", code, errOut)
+			}
+		},
+		"a saved plan made without a state": func(t *testing.T, srv *wbstest.Server, dir, file, state string) {
+			saved := filepath.Join(dir, "wbs.plan")
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", saved, "--rate", "0"); code != 0 {
+				t.Fatalf("plan: %d %s", code, errOut)
+			}
+			if code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0"); code != 0 {
+				t.Fatalf("apply --plan: %d %s", code, errOut)
+			}
+		},
+	}
+	for platform, load := range platforms {
+		for first, do := range firstRuns {
+			t.Run(platform+"/"+first, func(t *testing.T) {
+				srv := wbstest.NewServer()
+				defer srv.Close()
+				dir := t.TempDir()
+				file := linkedFile(t, dir, n, 0)
+				state := filepath.Join(dir, "state.json")
+				load(t, srv, file)
+				do(t, srv, dir, file, state)
+				srv.ResetStats()
+				code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--detailed-exitcode", "--rate", "0")
+				if code != 0 {
+					t.Fatalf("the next plan: exit %d, want 0 (nothing to do): %s", code, errOut)
+				}
+				if got := requests(srv); got > budget {
+					t.Fatalf("the next plan cost %d requests, want at most ⌈%d/100⌉ + 2 = %d", got, n, budget)
+				}
+			})
+		}
+	}
+}
