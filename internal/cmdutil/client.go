@@ -34,7 +34,7 @@ func (f *Factory) ClientFor(c *Credentials, extra ...sdk.Option) (*sdk.Client, e
 	if err != nil {
 		return nil, err
 	}
-	opts := []sdk.Option{sdk.WithUserAgent("wbsctl/" + build.Version)}
+	opts := []sdk.Option{sdk.WithUserAgent("wbsctl/" + build.Current().Version)}
 	timeout := f.Global.RequestTimeout
 	if timeout == 0 && f.Getenv("WBSCTL_REQUEST_TIMEOUT") != "" {
 		d, err := time.ParseDuration(f.Getenv("WBSCTL_REQUEST_TIMEOUT"))

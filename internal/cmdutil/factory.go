@@ -130,7 +130,7 @@ func (f *Factory) OutputMode() output.Mode {
 // PrinterAs returns an output printer in format (a command's own --json,
 // say) and the other global output flags.
 func (f *Factory) PrinterAs(format string, columns ...string) (*output.Printer, error) {
-	p, err := output.New(f.IO.Out, f.printerOptions(format), columns...)
+	p, err := output.New(f.IO.FencedOut(), f.printerOptions(format), columns...)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}

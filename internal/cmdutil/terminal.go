@@ -11,10 +11,13 @@ import (
 // answer's body, a stream of JSON lines, an exported file. On a terminal
 // every character a terminal would act on is escaped
 // (output.TerminalWriter); to a pipe or a file the data stays exact.
-// Messages go through output.Escape instead.
+// Under GitHub Actions the data is fenced so that none of it runs as a
+// workflow command (IOStreams.FencedOut); the fence ends when the
+// command's run does (IOStreams.EndFence). Messages go through
+// output.Escape instead.
 func DataOut(s *iostreams.IOStreams) io.Writer {
 	if s.IsStdoutTTY() {
-		return output.TerminalWriter(s.Out)
+		return output.TerminalWriter(s.FencedOut())
 	}
-	return s.Out
+	return s.FencedOut()
 }

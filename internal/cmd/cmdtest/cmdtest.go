@@ -57,6 +57,8 @@ func (r Run) Do(t *testing.T, srv *wbstest.Server, args ...string) Result {
 	for k, v := range r.Env {
 		env[k] = v
 	}
+	// As iostreams.System decides it, for output to a pipe.
+	io.ActionsLog = env["GITHUB_ACTIONS"] == "true"
 	f.Getenv = func(k string) string { return env[k] }
 	f.ClientOptions = []sdk.Option{sdk.WithRetryPolicy(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})}
 	f.ClientOptions = append(f.ClientOptions, r.ClientOptions...)

@@ -27,7 +27,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:           "wbsctl <command>",
 		Short:         "Work with the WBS elements of the procurement platform",
-		Version:       build.Version,
+		Version:       build.Current().Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -126,6 +126,11 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	ran := false
 	markRun(cmd, &ran)
 	err := cmd.ExecuteContext(ctx)
+	// A fence around data that a GitHub Actions runner reads ends with
+	// the command (iostreams.FencedOut).
+	if ferr := f.IO.EndFence(); err == nil {
+		err = ferr
+	}
 	if err != nil && !ran {
 		// Cobra refused the command line before any command ran: an
 		// unknown command or flag, a wrong number of arguments, a

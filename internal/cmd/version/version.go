@@ -40,13 +40,14 @@ type info struct {
 }
 
 func runVersion(_ context.Context, o *Options) error {
+	b := build.Current()
 	if o.Mode().Structured() {
 		p, err := o.Printer("VERSION", "COMMIT", "DATE")
 		if err != nil {
 			return err
 		}
-		return p.Single(info{build.Version, build.Commit, build.Date}, build.Version, build.Commit, build.Date)
+		return p.Single(info{b.Version, b.Commit, b.Date}, b.Version, b.Commit, b.Date)
 	}
-	_, err := fmt.Fprintf(o.IO.Out, "wbsctl %s (commit %s, built %s)\n", build.Version, build.Commit, build.Date)
+	_, err := fmt.Fprintf(o.IO.Out, "wbsctl %s (commit %s, built %s)\n", b.Version, b.Commit, b.Date)
 	return err
 }
