@@ -216,7 +216,7 @@ func runApply(ctx context.Context, o *Options) error {
 		return reportChecked(o, parsed)
 	}
 	if o.State != "" {
-		if err := checkStateUntracked(ctx, o.State); err != nil {
+		if err := checkStateUntracked(o.State); err != nil {
 			return &cmdutil.UsageError{Err: err}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,4 +173,68 @@ func TestTrackedStateIsRefused(t *testing.T) {
 	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "is tracked by git") || !strings.Contains(errOut, "git rm --cached") || len(srv.Journal()) != 0 {
 		t.Fatalf("a tracked state: exit %d, %d requests: %s", code, len(srv.Journal()), errOut)
 	}
+}
+
+// Under GitHub Actions, no line of platform text printed as data runs as
+// a workflow command: a description holding a newline and
+// ::add-mask:: is fenced in YAML, a table, CSV and an export, and JSON,
+// which holds no such line, comes out exact.
+func TestPlatformTextRunsNoWorkflowCommand(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hostile.json")
+	os.WriteFile(file, []byte(`[{"wbsElementCode":"P-1"}]`), 0o600)
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
+		t.Fatalf("load: %d %s", code, errOut)
+	}
+	// The platform takes what a file may not hold.
+	el, _ := srv.Element("P-1")
+	el.Description = new("a\n::add-mask::x\n  ::error::y")
+	srv.Put(el)
+	gh := cmdtest.Run{Env: map[string]string{"GITHUB_ACTIONS": "true"}}
+	for _, args := range [][]string{
+		{"element", "list", "-o", "yaml"}, {"element", "list", "-o", "csv"}, {"element", "list", "--jq", ".[].description"},
+		{"export", "--format", "yaml"}, {"export", "--format", "csv"}, {"element", "list", "-o", "json"},
+	} {
+		res := gh.Do(t, srv, args...)
+		if res.Code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, res.Code, res.ErrOut)
+		}
+		if run := workflowCommands(res.Out + "::notice::after\n"); !slices.Equal(run, []string{"notice"}) {
+			t.Errorf("%v: the runner would run %q, want only the notice after the output, of:\n%s", args, run, res.Out)
+		}
+		if args[len(args)-1] == "json" && strings.Contains(res.Out, "::stop-commands::") {
+			t.Errorf("%v: JSON holds no command line, but was fenced:\n%s", args, res.Out)
+		}
+	}
+}
+
+// workflowCommands is what a GitHub Actions runner runs of a log: the
+// command of each line, leading blanks trimmed, except between
+// ::stop-commands::TOKEN and ::TOKEN::.
+func workflowCommands(log string) []string {
+	var run []string
+	stopped := ""
+	for line := range strings.SplitSeq(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(log), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "::")
+		if !ok {
+			continue
+		}
+		name, data, ok := strings.Cut(rest, "::")
+		if !ok {
+			continue
+		}
+		switch {
+		case stopped != "":
+			if name == stopped {
+				stopped = ""
+			}
+		case name == "stop-commands":
+			stopped = data
+		default:
+			run = append(run, name)
+		}
+	}
+	return run
 }
