@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/actionstest"
 	"github.com/wbsctl/wbsctl/internal/iostreams"
 	"pgregory.net/rapid"
 )
@@ -17,37 +18,6 @@ import (
 const hostileData = "\n::add-mask::x\n"
 
 var fenceOpening = regexp.MustCompile(`(?m)^::stop-commands::([0-9a-f]{32})\n`)
-
-// runnerCommands is what a GitHub Actions runner runs of log: the
-// workflow command of each line, leading blanks trimmed, except between
-// ::stop-commands::TOKEN and ::TOKEN::.
-func runnerCommands(log string) []string {
-	var run []string
-	stopped := "" // the token that resumes, while stopped
-	log = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(log)
-	for line := range strings.SplitSeq(log, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimLeft(line, " \t"), "::")
-		if !ok {
-			continue
-		}
-		head, data, ok := strings.Cut(rest, "::")
-		if !ok {
-			continue
-		}
-		name, _, _ := strings.Cut(head, " ")
-		switch {
-		case stopped != "":
-			if strings.EqualFold(name, stopped) {
-				stopped = ""
-			}
-		case name == "stop-commands":
-			stopped = data
-		default:
-			run = append(run, name)
-		}
-	}
-	return run
-}
 
 // runData writes each of writes through DataOut, as one command's
 // calls of it do, and ends the command's run.
@@ -97,10 +67,10 @@ func TestDataOutFencesDataUnderGitHubActions(t *testing.T) {
 			if got := fenceLine.ReplaceAllString(lines.Replace(out.String()), ""); got != lines.Replace(data+tc.beforeClosing) {
 				t.Errorf("the data without the fence is %q, want %q (wrote %q)", got, data, out)
 			}
-			if !slices.Contains(runnerCommands(data), "add-mask") {
+			if !slices.Contains(actionstest.Commands(data), "add-mask") {
 				t.Fatalf("the test's data runs no command: %q", data)
 			}
-			if run := runnerCommands(out.String() + "::notice::after\n"); !slices.Equal(run, []string{"notice"}) {
+			if run := actionstest.Commands(out.String() + "::notice::after\n"); !slices.Equal(run, []string{"notice"}) {
 				t.Errorf("the runner ran %q, want only the notice after the fence (wrote %q)", run, out)
 			}
 		})
@@ -128,7 +98,7 @@ func TestFenceOverAnyData(t *testing.T) {
 		if err := s.EndFence(); err != nil {
 			t.Fatal(err)
 		}
-		if run := runnerCommands(out.String() + "\n::notice::after\n"); !slices.Equal(run, []string{"notice"}) {
+		if run := actionstest.Commands(out.String() + "\n::notice::after\n"); !slices.Equal(run, []string{"notice"}) {
 			t.Fatalf("the runner ran %q of %q", run, out)
 		}
 		commandLike := false

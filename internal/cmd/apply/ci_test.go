@@ -136,12 +136,7 @@ func TestMarkdownPlanShowsFileTextAsText(t *testing.T) {
 func TestMarkdownOfALargePlanFitsAComment(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
-	var csv strings.Builder
-	csv.WriteString("wbsElementCode,description,businessOrganizations\n")
-	for i := range 20_000 {
-		fmt.Fprintf(&csv, "L-%05d,Work package %d,company=1000;branch=B%d\n", i, i, i%7)
-	}
-	file := cmdtest.WriteFile(t, t.TempDir(), "large.csv", csv.String())
+	file := largePlanFile(t)
 	code, out, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "-o", "markdown", "--rate", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -410,4 +405,15 @@ func TestMarkdownPlanOfTheDemosFile(t *testing.T) {
 	if rows != 41 || cells != 40*4 {
 		t.Fatalf("%d rows, %d cells:\n%s", rows, cells, out)
 	}
+}
+
+// largePlanFile writes 20,000 elements with links, a plan of 20,000
+// changes against an empty platform.
+func largePlanFile(t *testing.T) string {
+	var csv strings.Builder
+	csv.WriteString("wbsElementCode,description,businessOrganizations\n")
+	for i := range 20_000 {
+		fmt.Fprintf(&csv, "L-%05d,Work package %d,company=1000;branch=B%d\n", i, i, i%7)
+	}
+	return cmdtest.WriteFile(t, t.TempDir(), "large.csv", csv.String())
 }

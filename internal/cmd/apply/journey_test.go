@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/actionstest"
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
@@ -201,40 +202,11 @@ func TestPlatformTextRunsNoWorkflowCommand(t *testing.T) {
 		if res.Code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, res.Code, res.ErrOut)
 		}
-		if run := workflowCommands(res.Out + "::notice::after\n"); !slices.Equal(run, []string{"notice"}) {
+		if run := actionstest.Commands(res.Out + "::notice::after\n"); !slices.Equal(run, []string{"notice"}) {
 			t.Errorf("%v: the runner would run %q, want only the notice after the output, of:\n%s", args, run, res.Out)
 		}
 		if args[len(args)-1] == "json" && strings.Contains(res.Out, "::stop-commands::") {
 			t.Errorf("%v: JSON holds no command line, but was fenced:\n%s", args, res.Out)
 		}
 	}
-}
-
-// workflowCommands is what a GitHub Actions runner runs of a log: the
-// command of each line, leading blanks trimmed, except between
-// ::stop-commands::TOKEN and ::TOKEN::.
-func workflowCommands(log string) []string {
-	var run []string
-	stopped := ""
-	for line := range strings.SplitSeq(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(log), "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "::")
-		if !ok {
-			continue
-		}
-		name, data, ok := strings.Cut(rest, "::")
-		if !ok {
-			continue
-		}
-		switch {
-		case stopped != "":
-			if name == stopped {
-				stopped = ""
-			}
-		case name == "stop-commands":
-			stopped = data
-		default:
-			run = append(run, name)
-		}
-	}
-	return run
 }

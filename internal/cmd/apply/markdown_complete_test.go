@@ -212,12 +212,7 @@ func TestStepSummaryStaysUnderGitHubsLimit(t *testing.T) {
 	const limit = 1 << 20
 	srv := wbstest.NewServer()
 	defer srv.Close()
-	var csv strings.Builder
-	csv.WriteString("wbsElementCode,description,businessOrganizations\n")
-	for i := range 20_000 {
-		fmt.Fprintf(&csv, "L-%05d,Work package %d,company=1000;branch=B%d\n", i, i, i%7)
-	}
-	file := cmdtest.WriteFile(t, t.TempDir(), "large.csv", csv.String())
+	file := largePlanFile(t)
 	// From room for several tables down to none, through room for a
 	// table smaller than one of -o markdown, and none for the line that
 	// says the summary is full.
