@@ -1,11 +1,14 @@
 package apply_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -335,5 +338,64 @@ func TestEveryRunFillsTheState(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A saved plan records in the state only what the list still shows as
+// the plan read it: an element the plan found unchanged and that changed
+// outside since has no entry, so the next plan reads its links.
+func TestSavedPlanRecordsOnlyWhatStillHolds(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := linkedFile(t, dir, 5, 0)
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
+		t.Fatalf("load: %d %s", code, errOut)
+	}
+	saved, state := filepath.Join(dir, "wbs.plan"), filepath.Join(dir, "state.json")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", saved, "--rate", "0"); code != 0 {
+		t.Fatalf("plan: %d %s", code, errOut)
+	}
+	el, _ := srv.Element("S-00002")
+	el.Description = new("changed outside")
+	el.BusinessOrganizations = el.BusinessOrganizations[:1]
+	srv.Put(el)
+	if code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("apply --plan: %d %s", code, errOut)
+	}
+	var written struct{ Elements map[string]json.RawMessage }
+	text, _ := os.ReadFile(state)
+	if err := json.Unmarshal(text, &written); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := written.Elements["S-00002"]; ok || len(written.Elements) != 4 {
+		t.Fatalf("the state holds %d elements, S-00002 among them: %v; want the 4 that held", len(written.Elements), slices.Collect(maps.Keys(written.Elements)))
+	}
+}
+
+// A dry run records what it read of an element it plans to update, so
+// that carrying the change out later reads no link the dry run read: the
+// element list, the token and the update alone.
+func TestDryRunRecordsWhatAnUpdateReads(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := linkedFile(t, dir, 50, 0)
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
+		t.Fatalf("load: %d %s", code, errOut)
+	}
+	text, _ := os.ReadFile(file)
+	changed := filepath.Join(dir, "changed.csv")
+	os.WriteFile(changed, []byte(strings.Replace(string(text), "S-00007,element 7,", "S-00007,element 7 renamed,", 1)), 0o600)
+	state := filepath.Join(dir, "state.json")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
+		t.Fatalf("dry run: %d %s", code, errOut)
+	}
+	srv.ResetStats()
+	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("apply: %d %s", code, errOut)
+	}
+	if got := requests(srv); got != 3 || writes(srv) != 1 {
+		t.Fatalf("the apply after the dry run cost %d requests, %d writes; want 3 (token, list, update) and 1", got, writes(srv))
 	}
 }
