@@ -90,7 +90,13 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			return nil, err
 		}
 		if in.Refresh {
+			// Made anew, it replaces the file the run found.
+			found, err := readHead(in.State)
+			if err != nil {
+				return nil, err
+			}
 			state = newState(c.BaseURL(), c.ClientID())
+			state.read = found
 		} else {
 			opts.known = state.known
 		}

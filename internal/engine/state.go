@@ -3,6 +3,8 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,10 +34,19 @@ const StateFormatVersion = 1
 // element's links only where the file's differ from the state's. It
 // belongs to one platform and client id.
 type stateFile struct {
-	FormatVersion int           `json:"formatVersion"`
-	BaseURL       string        `json:"baseUrl"`
-	ClientID      string        `json:"clientId"`
-	Elements      stateElements `json:"elements"`
+	FormatVersion int    `json:"formatVersion"`
+	BaseURL       string `json:"baseUrl"`
+	ClientID      string `json:"clientId"`
+	// Lineage names the state from when it was made; Serial counts its
+	// writes. A run writes over only the state it read (see save).
+	// States written before them have neither.
+	Lineage  string        `json:"lineage,omitempty"`
+	Serial   int64         `json:"serial,omitempty"`
+	Elements stateElements `json:"elements"`
+
+	// read is the file's head as the run found it, which a write must
+	// find still there.
+	read stateHead
 
 	// From begin on, Elements holds only the elements the plan does not
 	// name: those it names are written from the plan, and from the
@@ -54,8 +65,77 @@ type stateFile struct {
 
 // newState returns an empty state of a platform and client id.
 func newState(baseURL, clientID string) *stateFile {
-	return &stateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Elements: stateElements{}}
+	return &stateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Lineage: newLineage(),
+		Elements: stateElements{}}
 }
+
+// newLineage draws a state's lineage: 128 random bits.
+func newLineage() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails: it crashes the program first
+	return hex.EncodeToString(b)
+}
+
+// stateHead is what a write checks of the state file it replaces: that
+// it is there or not as the run found it, with the lineage and serial
+// the run read.
+type stateHead struct {
+	exists  bool
+	lineage string
+	serial  int64
+}
+
+func (h stateHead) String() string {
+	if !h.exists {
+		return "no state file"
+	}
+	if h.lineage == "" {
+		return fmt.Sprintf("a state of an earlier wbsctl, serial %d", h.serial)
+	}
+	return fmt.Sprintf("lineage %s, serial %d", h.lineage, h.serial)
+}
+
+// ErrStateMoved is a state file that another writer replaced while the
+// run held it: the run does not write over it.
+var ErrStateMoved = errors.New("the state file changed since this run read it")
+
+// readHead reads the head of the state file of path: whether it is
+// there, and its lineage and serial, which a state writes before its
+// elements.
+func readHead(path string) (stateHead, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return stateHead{}, nil
+	}
+	if err != nil {
+		return stateHead{}, err
+	}
+	defer f.Close()
+	h := stateHead{exists: true}
+	dec := jsontext.NewDecoder(bufio.NewReader(f))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return h, nil // damaged: its content is no state a run read
+	}
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil || tok.String() == "elements" {
+			break
+		}
+		name := tok.String() // the token is void after the next read
+		val, err := dec.ReadValue()
+		if err != nil {
+			break
+		}
+		switch name {
+		case "lineage":
+			json.Unmarshal(val, &h.lineage)
+		case "serial":
+			json.Unmarshal(val, &h.serial)
+		}
+	}
+	return h, nil
+}
+
 
 // ErrStateUnusable is a state file that is damaged, of another version,
 // or of another platform or client id.
@@ -75,6 +155,9 @@ func loadState(path, baseURL, clientID string, records []wbsfile.Record) (*state
 	}
 	defer f.Close()
 	st, err := readState(bufio.NewReader(f), records)
+	if st != nil {
+		st.read = stateHead{exists: true, lineage: st.Lineage, serial: st.Serial}
+	}
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return nil, pe // not read, rather than unusable
 	}
@@ -123,6 +206,10 @@ func (s *stateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			return strictjson.Member(dec, &s.BaseURL)
 		case "clientId":
 			return strictjson.Member(dec, &s.ClientID)
+		case "lineage":
+			return strictjson.Member(dec, &s.Lineage)
+		case "serial":
+			return strictjson.Member(dec, &s.Serial)
 		case "elements":
 			return s.Elements.read(dec, s.known)
 		}
@@ -242,8 +329,23 @@ func readObject(dec *jsontext.Decoder, member func(name string) error) error {
 	return err
 }
 
-// save writes the state atomically, 0600.
+// save writes the state atomically, 0600, with its serial one more,
+// unless another writer replaced the file the run read (a CI cache
+// restored over it, a copy by hand): a state older than the one the run
+// started from is never written over a newer one, nor this run's over
+// another's.
 func (s *stateFile) save(path string) error {
+	now, err := readHead(path)
+	if err != nil {
+		return err
+	}
+	if now != s.read {
+		return fmt.Errorf("%w (it read %s; it now holds %s): not written over; run again to plan from the state it holds now", ErrStateMoved, s.read, now)
+	}
+	if s.Lineage == "" {
+		s.Lineage = newLineage()
+	}
+	s.Serial++
 	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
@@ -256,7 +358,11 @@ func (s *stateFile) save(path string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	return f.Commit()
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	s.read = stateHead{exists: true, lineage: s.Lineage, serial: s.Serial}
+	return nil
 }
 
 // write writes s an element at a time, as json.Marshal writes a state
@@ -268,7 +374,9 @@ func (s *stateFile) write(w *bufio.Writer) error {
 		FormatVersion int    `json:"formatVersion"`
 		BaseURL       string `json:"baseUrl"`
 		ClientID      string `json:"clientId"`
-	}{s.FormatVersion, s.BaseURL, s.ClientID})
+		Lineage       string `json:"lineage,omitempty"`
+		Serial        int64  `json:"serial,omitempty"`
+	}{s.FormatVersion, s.BaseURL, s.ClientID, s.Lineage, s.Serial})
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,13 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
@@ -21,6 +24,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	desc := func(s string) *string { return &s }
 	links := []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}}
 	st := newState("u", "c")
+	st.Lineage = "l"
 	for _, code := range []string{"A", "C", "D", "F", "G"} {
 		st.Elements[code] = &State{Description: desc("old " + code), IsActive: true, BusinessOrganizations: links}
 	}
@@ -51,12 +55,14 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 		}
 		return string(b)
 	}
-	const head = `{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{`
+	head := func(serial int) string {
+		return fmt.Sprintf(`{"formatVersion":1,"baseUrl":"u","clientId":"c","lineage":"l","serial":%d,"elements":{`, serial)
+	}
 	org := `"businessOrganizations":[{"code":"1000","entityType":"company"}]`
 
 	st.begin(plan)
 	// Before any write: what is about to change has no entry.
-	want := head + `"A":{"description":"old A","isActive":true,` + org + `},` +
+	want := head(1) + `"A":{"description":"old A","isActive":true,` + org + `},` +
 		`"C":{"description":"old C","isActive":true,` + org + `},` +
 		`"F":{"description":"old F","isActive":true,` + org + `}}}`
 	if got := saved(); got != want {
@@ -70,7 +76,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	rs.setStatus(2, StatusFailed)
 	rs.setStatus(4, StatusOK)
 	st.finish(rs)
-	want = head + `"A":{"description":"old A","isActive":true,` + org + `},` +
+	want = head(2) + `"A":{"description":"old A","isActive":true,` + org + `},` +
 		`"C":{"description":"old C","isActive":true,` + org + `},` +
 		`"E":{"description":"new E","isActive":true,` + org + `},` +
 		`"F":{"description":"old F","isActive":true,` + org + `}}}`
@@ -162,5 +168,53 @@ func TestKnownSparesLinkReads(t *testing.T) {
 		if el := back.Elements[recs[i].Code]; !sameState(el, recordState(&recs[i], nil)) {
 			t.Errorf("written back %s: %+v", recs[i].Code, el)
 		}
+	}
+}
+
+// A run writes over only the state it read: one put in its place
+// meanwhile (an older one restored from a CI cache, another lineage, a
+// state where there was none) is left as it is, and the run says so. A
+// state of an earlier wbsctl, with no lineage, is written over and gets
+// one.
+func TestStateNeverWritesOverAnother(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	older := `{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{}}`
+	os.WriteFile(path, []byte(older), 0o600)
+	st, err := loadState(path, "u", "c", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := st.save(path); err != nil {
+			t.Fatalf("writing over the state it read: %v", err)
+		}
+	}
+	if st.Lineage == "" || st.Serial != 3 {
+		t.Fatalf("lineage %q serial %d after three writes, want a lineage and 3", st.Lineage, st.Serial)
+	}
+	behind := fmt.Sprintf(`{"formatVersion":1,"baseUrl":"u","clientId":"c","lineage":%q,"serial":2,"elements":{}}`, st.Lineage)
+	for name, other := range map[string]string{
+		"an older serial": behind,
+		"a newer serial":  strings.Replace(behind, `"serial":2`, `"serial":9`, 1),
+		"another lineage": strings.Replace(behind, st.Lineage, "0123", 1),
+		"no lineage":      older,
+		"damaged":         `{"formatVersion":`,
+		"no file":         "",
+	} {
+		os.Remove(path)
+		if other != "" {
+			os.WriteFile(path, []byte(other), 0o600)
+		}
+		err := st.save(path)
+		text, _ := os.ReadFile(path)
+		if !errors.Is(err, ErrStateMoved) || string(text) != other {
+			t.Errorf("%s: %v, and the file holds %q", name, err, text)
+		}
+	}
+	// A state made anew where there was none is written.
+	fresh := newState("u", "c")
+	if err := fresh.save(filepath.Join(dir, "new.json")); err != nil {
+		t.Fatal(err)
 	}
 }
