@@ -144,7 +144,10 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	if state != nil {
 		state.finish(out.Results)
 		if err := state.save(in.State); err != nil && h.Warn != nil {
-			h.Warn(fmt.Errorf("writing the state: %w; run with --refresh next time", err))
+			if !errors.Is(err, ErrStateMoved) { // which says what to do
+				err = fmt.Errorf("%w; run with --refresh next time", err)
+			}
+			h.Warn(fmt.Errorf("writing the state: %w", err))
 		}
 	}
 	return out, nil
