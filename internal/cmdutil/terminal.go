@@ -21,3 +21,18 @@ func DataOut(s *iostreams.IOStreams) io.Writer {
 	}
 	return s.FencedOut()
 }
+
+// JobURL is the address of the CI job wbsctl runs in, "" outside one:
+// GitHub Actions' run (GITHUB_SERVER_URL/GITHUB_REPOSITORY/actions/runs/
+// GITHUB_RUN_ID) or GitLab's CI_JOB_URL. A lock names it, so that a run
+// refused knows which job to wait for.
+func JobURL(getenv func(string) string) string {
+	if url := getenv("CI_JOB_URL"); url != "" {
+		return url
+	}
+	server, repo, run := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID")
+	if server == "" || repo == "" || run == "" {
+		return ""
+	}
+	return server + "/" + repo + "/actions/runs/" + run
+}

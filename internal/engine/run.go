@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -36,6 +37,11 @@ type Input struct {
 	// MaxDeletes, when set, refuses a plan that deletes more elements,
 	// before anything is written.
 	MaxDeletes *int
+	// Holder is who the state's lock names while the run holds it;
+	// LockTimeout is how long the run waits for another's lock (0: it
+	// fails at once).
+	Holder      LockHolder
+	LockTimeout time.Duration
 }
 
 // ErrTooManyDeletes is a plan that deletes more elements than
@@ -53,6 +59,9 @@ type Hooks struct {
 	OnResult func(Result)
 	// Warn reports an error the run survives: the state's last write.
 	Warn func(error)
+	// Waiting is told, once, that the run waits for the state's lock,
+	// and who holds it.
+	Waiting func(holder string)
 }
 
 // Outcome is what a run did: its plan, and the results of a run that is
@@ -81,7 +90,10 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	opts.AlsoNamed = file.InvalidCodes
 	var state *stateFile
 	if in.State != "" {
-		unlock, err := LockState(in.State)
+		if in.Holder.ID == "" {
+			in.Holder = NewLockHolder("apply", "", time.Now())
+		}
+		unlock, err := lockState(ctx, in.State, in.Holder, in.LockTimeout, h.Waiting)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -135,7 +137,6 @@ func readHead(path string) (stateHead, error) {
 	}
 	return h, nil
 }
-
 
 // ErrStateUnusable is a state file that is damaged, of another version,
 // or of another platform or client id.
@@ -330,16 +331,18 @@ func readObject(dec *jsontext.Decoder, member func(name string) error) error {
 }
 
 // save writes the state atomically, 0600, with its serial one more,
-// unless another writer replaced the file the run read (a CI cache
-// restored over it, a copy by hand): a state older than the one the run
-// started from is never written over a newer one, nor this run's over
-// another's.
+// unless another writer put a state in place of the one the run read (a
+// CI cache restored over it, a copy by hand): a state older than the one
+// the run started from is never written over a newer one, nor this run's
+// over another's.
 func (s *stateFile) save(path string) error {
 	now, err := readHead(path)
 	if err != nil {
 		return err
 	}
-	if now != s.read {
+	// Where no state is left, none is written over: the run's is the
+	// newest there is.
+	if now.exists && now != s.read {
 		return fmt.Errorf("%w (it read %s; it now holds %s): not written over; run again to plan from the state it holds now", ErrStateMoved, s.read, now)
 	}
 	if s.Lineage == "" {
@@ -494,14 +497,129 @@ func (s *stateFile) finish(results *Results) {
 // ErrStateLocked is a state file that another apply is using.
 var ErrStateLocked = errors.New("another wbsctl apply is using the state file")
 
-// LockState locks the state file of path against a second apply, which
-// fails at once, for as long as the process holds it; unlock ends it. The
-// lock is on path.lock, which stays behind, empty: a lock that a killed
-// process held ends with it.
-func LockState(path string) (unlock func(), err error) {
-	unlock, err = filelock.TryLock(path)
+// LockHolder is who holds a state's lock: written into the lock file while
+// a run holds it, so that a run refused, and a person, can tell which job
+// to wait for.
+type LockHolder struct {
+	// ID names this holding of the lock.
+	ID   string `json:"id"`
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+	// Operation is what the holder does, such as "apply -f wbs.csv".
+	Operation string `json:"operation"`
+	// JobURL is the CI job's address where one is known.
+	JobURL string    `json:"jobUrl,omitempty"`
+	Taken  time.Time `json:"taken"`
+}
+
+func (h *LockHolder) String() string {
+	s := fmt.Sprintf("%s on %s (pid %d, lock %s) since %s", h.Operation, h.Host, h.PID, h.ID, h.Taken.UTC().Format(time.RFC3339))
+	if h.JobURL != "" {
+		s += ", " + h.JobURL
+	}
+	return s
+}
+
+// NewLockHolder returns a holder of a new id for operation, on this host
+// and process, taken now.
+func NewLockHolder(operation, jobURL string, now time.Time) LockHolder {
+	host, _ := os.Hostname()
+	return LockHolder{ID: newLineage()[:16], Host: host, PID: os.Getpid(), Operation: operation, JobURL: jobURL, Taken: now.UTC().Truncate(time.Second)}
+}
+
+// LockState locks the state file of path against a second apply, for as
+// long as the process holds it, with holder written into the lock file;
+// unlock ends it. Another run's lock fails at once, with ErrStateLocked
+// naming its holder. The lock is on path.lock, which stays behind, empty:
+// a lock that a killed process held ends with it.
+func LockState(path string, holder LockHolder) (unlock func(), err error) {
+	note, err := json.Marshal(holder)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err = filelock.TryLockAs(path, note)
 	if errors.Is(err, filelock.ErrLocked) {
-		return nil, fmt.Errorf("%w: %s (locked through %s.lock); wait for it to end", ErrStateLocked, path, path)
+		return nil, fmt.Errorf("%w: %s: held by %s; wait for it to end, or give --lock-timeout", ErrStateLocked, path, StateLockHolder(path))
 	}
 	return unlock, err
+}
+
+// StateLockHolder names who holds the lock of the state file of path, as
+// far as its lock file tells: "another process" where it does not.
+func StateLockHolder(path string) string {
+	if h := ReadLockHolder(path); h != nil {
+		return h.String()
+	}
+	return "another process (it wrote no holder)"
+}
+
+// ReadLockHolder returns who holds the lock of the state file of path, nil
+// when no holder is written.
+func ReadLockHolder(path string) *LockHolder {
+	note, err := filelock.Holder(path)
+	if err != nil || note == nil {
+		return nil
+	}
+	var h LockHolder
+	if json.Unmarshal(note, &h) != nil || h.ID == "" {
+		return nil
+	}
+	return &h
+}
+
+// lockState takes the state's lock, waiting up to timeout for another
+// run to release it: waiting (when given) is told once, with the
+// holder, when the wait begins; the wait ends early with ctx.
+func lockState(ctx context.Context, path string, holder LockHolder, timeout time.Duration, waiting func(holder string)) (func(), error) {
+	unlock, err := LockState(path, holder)
+	if !errors.Is(err, ErrStateLocked) || timeout <= 0 {
+		return unlock, err
+	}
+	if waiting != nil {
+		waiting(StateLockHolder(path))
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	poll := time.NewTicker(250 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the state's lock: %w", context.Cause(ctx))
+		case <-deadline.C:
+			return nil, fmt.Errorf("%w after waiting %s", err, timeout)
+		case <-poll.C:
+			if unlock, err = LockState(path, holder); !errors.Is(err, ErrStateLocked) {
+				return unlock, err
+			}
+		}
+	}
+}
+
+// StateSummary is what `wbsctl state show` tells of a state file.
+type StateSummary struct {
+	Path     string      `json:"path"`
+	BaseURL  string      `json:"baseUrl"`
+	ClientID string      `json:"clientId"`
+	Lineage  string      `json:"lineage"`
+	Serial   int64       `json:"serial"`
+	Elements int         `json:"elements"`
+	Lock     *LockHolder `json:"lock"`
+}
+
+// InspectState reads the state file of path for a person: its platform,
+// lineage, serial, how many elements it holds, and who holds its lock.
+// It takes no lock: what it reads is what the last write left.
+func InspectState(path string) (*StateSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := readState(bufio.NewReader(f), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrStateUnusable, path, err)
+	}
+	return &StateSummary{Path: path, BaseURL: st.BaseURL, ClientID: st.ClientID, Lineage: st.Lineage, Serial: st.Serial,
+		Elements: len(st.Elements), Lock: ReadLockHolder(path)}, nil
 }

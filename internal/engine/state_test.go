@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -172,8 +173,9 @@ func TestKnownSparesLinkReads(t *testing.T) {
 }
 
 // A run writes over only the state it read: one put in its place
-// meanwhile (an older one restored from a CI cache, another lineage, a
-// state where there was none) is left as it is, and the run says so. A
+// meanwhile (an older one restored from a CI cache, another lineage) is
+// left as it is, and the run says so; where none is left, the run's is
+// written. A
 // state of an earlier wbsctl, with no lineage, is written over and gets
 // one.
 func TestStateNeverWritesOverAnother(t *testing.T) {
@@ -200,21 +202,60 @@ func TestStateNeverWritesOverAnother(t *testing.T) {
 		"another lineage": strings.Replace(behind, st.Lineage, "0123", 1),
 		"no lineage":      older,
 		"damaged":         `{"formatVersion":`,
-		"no file":         "",
 	} {
-		os.Remove(path)
-		if other != "" {
-			os.WriteFile(path, []byte(other), 0o600)
-		}
+		os.WriteFile(path, []byte(other), 0o600)
 		err := st.save(path)
 		text, _ := os.ReadFile(path)
 		if !errors.Is(err, ErrStateMoved) || string(text) != other {
 			t.Errorf("%s: %v, and the file holds %q", name, err, text)
 		}
 	}
-	// A state made anew where there was none is written.
+	// Where the state is gone, or there was none, the run's is written.
+	os.Remove(path)
+	if err := st.save(path); err != nil {
+		t.Fatalf("where the state is gone: %v", err)
+	}
 	fresh := newState("u", "c")
 	if err := fresh.save(filepath.Join(dir, "new.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A run given a lock timeout waits for another run's lock of the state,
+// says once who holds it, and runs as soon as it is released; without a
+// timeout it fails at once naming the holder; a wait ends with its
+// context.
+func TestRunWaitsForTheStatesLock(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	c := testClient(t, srv)
+	state := filepath.Join(t.TempDir(), "state.json")
+	other := NewLockHolder("apply -f other.csv", "", time.Now())
+	unlock, err := LockState(state, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := &wbsfile.File{Records: records(3)}
+	if _, err := Run(context.Background(), c, Input{File: file, State: state}, Hooks{}); !errors.Is(err, ErrStateLocked) || !strings.Contains(err.Error(), other.ID) {
+		t.Fatalf("without a timeout: %v, want ErrStateLocked naming %s", err, other.ID)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("the signal"))
+	if _, err := Run(ctx, c, Input{File: file, State: state, LockTimeout: time.Hour}, Hooks{}); err == nil || !strings.Contains(err.Error(), "the signal") {
+		t.Fatalf("a wait whose context ends: %v", err)
+	}
+	var told []string
+	out, err := Run(context.Background(), c, Input{File: file, State: state, LockTimeout: time.Hour}, Hooks{Waiting: func(holder string) {
+		told = append(told, holder)
+		unlock()
+	}})
+	if err != nil || Summarize(out.Results).Failed != 0 || len(srv.Elements()) != 3 {
+		t.Fatalf("after the wait: %v, %d elements", err, len(srv.Elements()))
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "apply -f other.csv") {
+		t.Fatalf("the wait was told %q, want once, naming the holder", told)
+	}
+	if h := ReadLockHolder(state); h != nil {
+		t.Fatalf("the run's lock outlived it: %+v", h)
 	}
 }

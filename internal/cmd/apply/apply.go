@@ -51,6 +51,11 @@ type Options struct {
 	MaxPages    int
 	State       string
 	Refresh     bool
+	// LockTimeout is how long to wait for another run's lock of the
+	// state.
+	LockTimeout time.Duration
+	// JobURL is the CI job's address, for the state's lock to name.
+	JobURL string
 	// Out saves the plan of a dry run; Plan carries out a saved one.
 	Out, Plan string
 	Rate      string
@@ -140,6 +145,7 @@ place; the folder is left as it is.`,
 				opts.StepSummary = f.Getenv("GITHUB_STEP_SUMMARY")
 			}
 			opts.Annotate = f.Getenv("GITHUB_ACTIONS") == "true"
+			opts.JobURL = cmdutil.JobURL(f.Getenv)
 			run := cmdutil.Pick(runF, runApply)
 			ctx, stop := onSignals(cmd.Context(), opts)
 			defer stop()
@@ -166,6 +172,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Plan, "plan", "", "carry out the saved plan of this `FILE` exactly, after checking the platform still holds what it found")
 	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE`, and read an element's links only where the file's differ from it")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
+	fl.DurationVar(&opts.LockTimeout, "lock-timeout", 0, "with --state: wait up to this long for another run's lock of the state (default: fail at once, naming its holder)")
 	fl.IntVar(&opts.MaxPages, "max-pages", cmdutil.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
@@ -241,6 +248,8 @@ func runApply(ctx context.Context, o *Options) error {
 		Plan:        engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
 		Stop:        o.Stop,
 		Interrupted: func() error { return o.interrupted() },
+		Holder:      engine.NewLockHolder(o.operation(), o.JobURL, time.Now()),
+		LockTimeout: o.LockTimeout,
 		// A report names every outcome's correlation id.
 		KeepCorrelationIDs: o.Report != "",
 	}
@@ -300,6 +309,9 @@ func runApply(ctx context.Context, o *Options) error {
 				failed.Add(1)
 			}
 		},
+	}
+	hooks.Waiting = func(holder string) {
+		fmt.Fprintf(o.IO.ErrOut, "waiting up to %s for the state's lock, held by %s\n", o.LockTimeout, output.Escape(holder))
 	}
 	// Printed once the progress has ended, not on its line.
 	var warnings []error
@@ -390,6 +402,18 @@ func runApply(ctx context.Context, o *Options) error {
 	return nil
 }
 
+// operation is the run as the state's lock names it for others.
+func (o *Options) operation() string {
+	op := "apply -f " + o.File
+	if o.Plan != "" {
+		op = "apply --plan " + o.Plan
+	}
+	if o.DryRun {
+		op += " --dry-run"
+	}
+	return op
+}
+
 // check refuses combinations of flags that cannot work.
 func (o *Options) check() error {
 	usage := func(msg string) error { return &cmdutil.UsageError{Err: errors.New(msg)} }
@@ -416,6 +440,10 @@ func (o *Options) check() error {
 		return usage("--max-pages must be at least 1")
 	case o.Refresh && o.State == "":
 		return usage("--refresh rebuilds the state of --state: give both")
+	case o.LockTimeout != 0 && o.State == "":
+		return usage("--lock-timeout waits for the lock of --state: give both")
+	case o.LockTimeout < 0:
+		return usage("--lock-timeout must be 0 or more")
 	case o.Check && (o.File == "" || o.DryRun || o.Out != "" || o.State != "" || o.Prune || o.Report != ""):
 		return usage("--check reads -f alone and sends nothing: --dry-run, --out, --state, --prune and --report belong to a run against the platform")
 	case o.MaxDeletes < -1:

@@ -154,14 +154,29 @@ func TestConcurrentAppliesOnOneStateFile(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
-	unlock, err := engine.LockState(state)
+	holder := engine.NewLockHolder("apply -f other.csv", "https://ci.example/jobs/7", time.Now())
+	unlock, err := engine.LockState(state, holder)
 	if err != nil {
 		t.Fatal(err)
 	}
 	code, _, errOut := run(t, srv, "", "apply", "-f", linkedFile(t, dir, 3, 0), "--state", state, "--rate", "0")
+	// With --lock-timeout it waits, says for whom, and fails when the
+	// time is up.
+	waitCode, _, waitOut := run(t, srv, "", "apply", "-f", linkedFile(t, dir, 3, 0), "--state", state, "--lock-timeout", "300ms", "--rate", "0")
 	unlock()
 	if code == 0 || !strings.Contains(errOut, "another wbsctl apply is using the state file") || len(srv.Journal()) > 2 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if waitCode == 0 || !strings.Contains(waitOut, "waiting up to 300ms for the state's lock, held by apply -f other.csv") ||
+		!strings.Contains(waitOut, "after waiting 300ms") {
+		t.Fatalf("with --lock-timeout: exit %d: %s", waitCode, waitOut)
+	}
+	// The refusal names who holds the lock: what, where, since when, the
+	// job, and says how to wait.
+	for _, want := range []string{"apply -f other.csv", "pid ", holder.ID, "https://ci.example/jobs/7", "--lock-timeout"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the refusal does not name %q: %s", want, errOut)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmd/flow"
 	"github.com/wbsctl/wbsctl/internal/cmd/schema"
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
+	"github.com/wbsctl/wbsctl/internal/cmd/state"
 	"github.com/wbsctl/wbsctl/internal/cmd/version"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/output"
@@ -45,6 +46,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		flow.NewCmdFlow(f),
 		schema.NewCmdSchema(f, nil),
 		serve.NewCmdServe(f, nil),
+		state.NewCmdState(f),
 		version.NewCmdVersion(f, nil),
 		&cobra.Command{Use: "exit-codes", Short: "The exit codes of wbsctl", Long: cmdutil.ExitCodesHelp},
 	)

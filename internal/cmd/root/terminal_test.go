@@ -101,6 +101,10 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 	badCSV := filepath.Join(dir, "bad.csv")
 	os.WriteFile(badCSV, []byte("wbsElementCode,isActive\nB-1,"+hostile+"\n"), 0o600)
 	plan := filepath.Join(dir, "p.plan")
+	// A state whose lineage and lock holder hold the file's kind of text.
+	state := filepath.Join(dir, "state")
+	os.WriteFile(state, []byte(`{"formatVersion":1,"baseUrl":"u","clientId":"c","lineage":"`+jsonText(hostile)+`","serial":1,"elements":{}}`), 0o600)
+	os.WriteFile(state+".lock", []byte("\n"+`{"id":"`+jsonText(hostile)+`","host":"h","pid":1,"operation":"op","taken":"2026-01-01T00:00:00Z"}`), 0o600)
 
 	var runs []terminalRun
 	for _, o := range [][]string{{}, {"-o", "table"}, {"-o", "json"}, {"-o", "yaml"}, {"-o", "csv"}, {"-o", "ndjson"},
@@ -124,6 +128,7 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 			terminalRun{[]string{"flow", "execute", "7", "--data", "{}", "-o", o}, true},
 			terminalRun{[]string{"auth", "status", "-o", o}, false},
 			terminalRun{[]string{"schema", "-o", o}, false},
+			terminalRun{[]string{"state", "show", state, "-o", o}, true},
 		)
 	}
 	for _, o := range []string{"csv", "json", "yaml", "ndjson"} {
