@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
@@ -219,7 +220,7 @@ func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
 	var once sync.Once
 	var finished atomic.Int64
 	interrupted := func() error { return errors.New("interrupted") }
-	out, err := Run(ctx, c, Input{File: file, State: state, Stop: stop, Interrupted: interrupted}, Hooks{OnResult: func(Result) {
+	out, err := Run(ctx, c, Input{File: file, State: statestore.NewFile(state), Stop: stop, Interrupted: interrupted}, Hooks{OnResult: func(Result) {
 		if finished.Add(1) == 50 {
 			once.Do(func() { close(stop) })
 		}
@@ -235,7 +236,7 @@ func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
 	if got := len(srv.Elements()); got != created {
 		t.Fatalf("server holds %d, results say %d created", got, created)
 	}
-	written, err := loadState(state, c.BaseURL(), c.ClientID(), nil)
+	written, err := loadState(context.Background(), statestore.NewFile(state), c.BaseURL(), c.ClientID(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
 	}
 
 	srv.ResetStats()
-	out, err = Run(ctx, c, Input{File: file, State: state}, Hooks{})
+	out, err = Run(ctx, c, Input{File: file, State: statestore.NewFile(state)}, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -333,6 +333,9 @@ func diffStates(before, after *State) (fields FieldSet, add, remove []sdk.Busine
 // Plan is the list of changes that converge the platform to a file.
 type Plan struct {
 	Changes []Change `json:"changes"`
+
+	// state is the state a dry run left, which its saved form names.
+	state *StateVersion
 }
 
 // Counts returns how many changes the plan has per action.

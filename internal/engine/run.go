@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -19,9 +21,9 @@ type Input struct {
 	// Saved is a saved plan to carry out instead, checked against the
 	// platform before anything is written.
 	Saved *SavedPlan
-	// State is the path of the state file, "" for none; Refresh makes it
+	// State is where the state is kept, nil for none; Refresh makes it
 	// anew instead of trusting it.
-	State   string
+	State   statestore.Store
 	Refresh bool
 	Plan    PlanOptions
 	// DryRun ends the run with its plan.
@@ -39,10 +41,19 @@ type Input struct {
 	MaxDeletes *int
 	// Holder is who the state's lock names while the run holds it;
 	// LockTimeout is how long the run waits for another's lock (0: it
-	// fails at once).
-	Holder      LockHolder
-	LockTimeout time.Duration
+	// fails at once); BreakStaleAfter breaks a shared state's lock not
+	// renewed for that long (0: never).
+	Holder          statestore.Holder
+	LockTimeout     time.Duration
+	BreakStaleAfter time.Duration
+
+	// renewEvery is how often the lock is renewed; 0 is renewEvery's.
+	renewEvery time.Duration
 }
+
+// ErrLockLost is a run whose lock of a shared state could not be renewed:
+// another run may have broken it. The run started no change after that.
+var ErrLockLost = errors.New("the state's lock was lost during the run")
 
 // ErrTooManyDeletes is a plan that deletes more elements than
 // Input.MaxDeletes allows.
@@ -89,28 +100,35 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	opts := in.Plan
 	opts.AlsoNamed = file.InvalidCodes
 	var state *stateFile
-	if in.State != "" {
+	stop, lockLost := in.Stop, func() error { return nil }
+	if in.State != nil {
 		if in.Holder.ID == "" {
-			in.Holder = NewLockHolder("apply", "", time.Now())
+			in.Holder = statestore.NewHolder("apply", "", time.Now())
 		}
-		unlock, err := lockState(ctx, in.State, in.Holder, in.LockTimeout, h.Waiting)
+		lease, err := lockState(ctx, in.State, in.Holder, in.LockTimeout, in.BreakStaleAfter, h.Waiting)
 		if err != nil {
 			return nil, err
 		}
-		defer unlock()
-		if state, err = loadState(in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
+		// Released however the run ends, a signal's cancelled context
+		// included.
+		defer lease.Release(context.WithoutCancel(ctx))
+		var stopRenewing func()
+		stop, lockLost, stopRenewing = keepLease(ctx, lease, in.Stop, cmp.Or(in.renewEvery, renewEvery))
+		defer stopRenewing()
+		if state, err = loadState(ctx, in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
 			return nil, err
 		}
 		if in.Refresh {
-			// Made anew, it replaces the file the run found.
-			found, err := readHead(in.State)
-			if err != nil {
+			// Made anew, it replaces the state the run found.
+			state = newState(c.BaseURL(), c.ClientID())
+			if state.version, err = storedVersion(ctx, in.State); err != nil {
 				return nil, err
 			}
-			state = newState(c.BaseURL(), c.ClientID())
-			state.read = found
 		} else {
 			opts.known = state.known
+		}
+		if err := in.Saved.checkState(state); err != nil {
+			return nil, err
 		}
 	}
 	plan, err := in.plan(ctx, c, file, opts)
@@ -128,8 +146,12 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			// run the same reads: the state records it.
 			state.begin(plan)
 			state.observed()
-			if err := state.save(in.State); err != nil && h.Warn != nil {
-				h.Warn(fmt.Errorf("writing the state: %w; the plan stands, and the next run reads the links again", err))
+			if err := state.save(ctx, in.State); err != nil {
+				if h.Warn != nil {
+					h.Warn(fmt.Errorf("writing the state: %w; the plan stands, and the next run reads the links again", err))
+				}
+			} else {
+				plan.state = &StateVersion{Lineage: state.Lineage, Serial: state.Serial}
 			}
 		}
 		return out, nil
@@ -141,12 +163,12 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	}
 	if state != nil {
 		state.begin(plan)
-		if err := state.save(in.State); err != nil {
+		if err := state.save(ctx, in.State); err != nil {
 			return out, fmt.Errorf("writing the state: %w; nothing was sent", err)
 		}
 	}
 	out.Results = execute(ctx, c, plan, executeOptions{
-		Concurrency: opts.Concurrency, PageSize: opts.PageSize, MaxPages: opts.MaxPages, Stop: in.Stop,
+		Concurrency: opts.Concurrency, PageSize: opts.PageSize, MaxPages: opts.MaxPages, Stop: stop,
 		AllowPrune: out.AllowPrune, KeepCorrelationIDs: in.KeepCorrelationIDs, OnResult: h.OnResult,
 	})
 	for _, r := range file.Invalid {
@@ -155,12 +177,17 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	}
 	if state != nil {
 		state.finish(out.Results)
-		if err := state.save(in.State); err != nil && h.Warn != nil {
+		// With its own context: the state records what a run that a
+		// second signal cut short did make.
+		if err := state.save(context.WithoutCancel(ctx), in.State); err != nil && h.Warn != nil {
 			if !errors.Is(err, ErrStateMoved) { // which says what to do
 				err = fmt.Errorf("%w; run with --refresh next time", err)
 			}
 			h.Warn(fmt.Errorf("writing the state: %w", err))
 		}
+	}
+	if err := lockLost(); err != nil {
+		return out, fmt.Errorf("%w: %v; no change was started after it, and the state was written only if no other run had written it", ErrLockLost, err)
 	}
 	return out, nil
 }

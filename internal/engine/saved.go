@@ -46,9 +46,20 @@ type SavedPlan struct {
 	FileDigest    string       `json:"fileDigest"`
 	// Prune is whether the plan was made with --prune: only such a plan
 	// may hold deletes.
-	Prune     bool       `json:"prune"`
-	CreatedAt time.Time  `json:"createdAt"`
-	Steps     savedSteps `json:"steps"`
+	Prune     bool      `json:"prune"`
+	CreatedAt time.Time `json:"createdAt"`
+	// State is the state the plan was made with, as its dry run left it:
+	// apply --plan refuses the plan once that state has been written
+	// since (another run ran), as terraform refuses a plan whose state
+	// moved. Nil for a plan made without --state.
+	State *StateVersion `json:"state,omitempty"`
+	Steps savedSteps    `json:"steps"`
+}
+
+// StateVersion names a state as a run left it: its lineage and serial.
+type StateVersion struct {
+	Lineage string `json:"lineage"`
+	Serial  int64  `json:"serial"`
 }
 
 // savedVersion is a saved plan's format version. Another version is
@@ -140,17 +151,17 @@ func FileDigest(data []byte) string {
 // Save returns the saved form of plan: its steps, the unchanged ones with
 // only what the plan read of them.
 func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
-	sp := savedHead(baseURL, clientID, file, digest, prune, now)
+	sp := p.savedHead(baseURL, clientID, file, digest, prune, now)
 	for step := range p.stepsToSave() {
 		sp.Steps = append(sp.Steps, step)
 	}
 	return sp
 }
 
-// savedHead is a saved plan without its steps.
-func savedHead(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
+// savedHead is the plan's saved form without its steps.
+func (p *Plan) savedHead(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
 	return &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, File: file, FileDigest: digest,
-		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), Steps: savedSteps{}}
+		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), State: p.state, Steps: savedSteps{}}
 }
 
 // stepsToSave yields the steps of the plan's saved form one by one.
@@ -192,7 +203,7 @@ func (p *Plan) WriteSaved(path, baseURL, clientID, file, digest string, prune bo
 	}
 	defer f.Abort()
 	w := bufio.NewWriter(f)
-	if err := jsondoc.Write(w, "  ", savedHead(baseURL, clientID, file, digest, prune, now), "steps", p.stepsToSave()); err != nil {
+	if err := jsondoc.Write(w, "  ", p.savedHead(baseURL, clientID, file, digest, prune, now), "steps", p.stepsToSave()); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
@@ -338,8 +349,21 @@ func (sp *SavedPlan) Plan() *Plan {
 }
 
 // ErrPlanStale is a saved plan whose elements the platform no longer holds
-// as the plan found them.
+// as the plan found them, or whose state has been written since.
 var ErrPlanStale = errors.New("the platform changed since the plan was made")
+
+// checkState refuses a plan whose state another run has written since
+// the plan was made: the state of the plan's lineage at a later serial.
+// A state of another lineage (the plan made with a CI cache's copy, or a
+// state made anew) or an earlier serial (the plan job's own write not
+// kept) says nothing of the platform; Verify checks the platform itself.
+func (sp *SavedPlan) checkState(st *stateFile) error {
+	if sp == nil || sp.State == nil || st == nil || st.Lineage != sp.State.Lineage || st.Serial <= sp.State.Serial {
+		return nil
+	}
+	return fmt.Errorf("%w: the state was written since (serial %d, now %d: another run ran); nothing was sent, make the plan again",
+		ErrPlanStale, sp.State.Serial, st.Serial)
+}
 
 // Verify reads the platform once (the element list, and the links of the
 // steps whose before holds links) and returns the plan of exactly sp's

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,17 +11,16 @@ import (
 	"io/fs"
 	"iter"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/codeindex"
-	"github.com/wbsctl/wbsctl/internal/filelock"
 	"github.com/wbsctl/wbsctl/internal/links"
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 )
@@ -46,9 +43,9 @@ type stateFile struct {
 	Serial   int64         `json:"serial,omitempty"`
 	Elements stateElements `json:"elements"`
 
-	// read is the file's head as the run found it, which a write must
-	// find still there.
-	read stateHead
+	// version is the stored state's as the run read or last wrote it,
+	// which a write replaces only if it is still there.
+	version statestore.Version
 
 	// From begin on, Elements holds only the elements the plan does not
 	// name: those it names are written from the plan, and from the
@@ -72,71 +69,11 @@ func newState(baseURL, clientID string) *stateFile {
 }
 
 // newLineage draws a state's lineage: 128 random bits.
-func newLineage() string {
-	b := make([]byte, 16)
-	rand.Read(b) // never fails: it crashes the program first
-	return hex.EncodeToString(b)
-}
+func newLineage() string { return statestore.RandomID() }
 
-// stateHead is what a write checks of the state file it replaces: that
-// it is there or not as the run found it, with the lineage and serial
-// the run read.
-type stateHead struct {
-	exists  bool
-	lineage string
-	serial  int64
-}
-
-func (h stateHead) String() string {
-	if !h.exists {
-		return "no state file"
-	}
-	if h.lineage == "" {
-		return fmt.Sprintf("a state of an earlier wbsctl, serial %d", h.serial)
-	}
-	return fmt.Sprintf("lineage %s, serial %d", h.lineage, h.serial)
-}
-
-// ErrStateMoved is a state file that another writer replaced while the
-// run held it: the run does not write over it.
-var ErrStateMoved = errors.New("the state file changed since this run read it")
-
-// readHead reads the head of the state file of path: whether it is
-// there, and its lineage and serial, which a state writes before its
-// elements.
-func readHead(path string) (stateHead, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return stateHead{}, nil
-	}
-	if err != nil {
-		return stateHead{}, err
-	}
-	defer f.Close()
-	h := stateHead{exists: true}
-	dec := jsontext.NewDecoder(bufio.NewReader(f))
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return h, nil // damaged: its content is no state a run read
-	}
-	for dec.PeekKind() == '"' {
-		tok, err := dec.ReadToken()
-		if err != nil || tok.String() == "elements" {
-			break
-		}
-		name := tok.String() // the token is void after the next read
-		val, err := dec.ReadValue()
-		if err != nil {
-			break
-		}
-		switch name {
-		case "lineage":
-			json.Unmarshal(val, &h.lineage)
-		case "serial":
-			json.Unmarshal(val, &h.serial)
-		}
-	}
-	return h, nil
-}
+// ErrStateMoved is a state that another writer replaced while the run
+// held it: the run does not write over it.
+var ErrStateMoved = errors.New("the state changed since this run read it")
 
 // ErrStateUnusable is a state file that is damaged, of another version,
 // or of another platform or client id.
@@ -146,30 +83,42 @@ var ErrStateUnusable = errors.New("the state file cannot be used")
 // saved plan); a missing file is an empty state. The entries of the
 // elements the records name are held only as far as a plan can use them,
 // by knownStates.
-func loadState(path, baseURL, clientID string, records []wbsfile.Record) (*stateFile, error) {
-	f, err := os.Open(path)
+func loadState(ctx context.Context, store statestore.Store, baseURL, clientID string, records []wbsfile.Record) (*stateFile, error) {
+	r, version, err := store.Read(ctx)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(baseURL, clientID), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := readState(bufio.NewReader(f), records)
-	if st != nil {
-		st.read = stateHead{exists: true, lineage: st.Lineage, serial: st.Serial}
-	}
+	defer r.Close()
+	st, err := readState(bufio.NewReader(r), records)
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return nil, pe // not read, rather than unusable
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v (run with --refresh to rebuild it)", ErrStateUnusable, path, err)
+		return nil, fmt.Errorf("%w: %s: %v (run with --refresh to rebuild it)", ErrStateUnusable, store, err)
 	}
 	if st.BaseURL != baseURL || st.ClientID != clientID {
 		return nil, fmt.Errorf("%w: %s belongs to %s as %s, not %s as %s (use another file, or --refresh to start it anew)",
-			ErrStateUnusable, path, st.BaseURL, st.ClientID, baseURL, clientID)
+			ErrStateUnusable, store, st.BaseURL, st.ClientID, baseURL, clientID)
 	}
+	st.version = version
 	return st, nil
+}
+
+// storedVersion is the version of the state store holds now, NoVersion
+// where it holds none: what a state made anew replaces.
+func storedVersion(ctx context.Context, store statestore.Store) (statestore.Version, error) {
+	r, version, err := store.Read(ctx)
+	if errors.Is(err, fs.ErrNotExist) {
+		return statestore.NoVersion, nil
+	}
+	if err != nil {
+		return statestore.NoVersion, err
+	}
+	r.Close()
+	return version, nil
 }
 
 // readState reads a state file as a stream: held whole, a large state
@@ -330,41 +279,32 @@ func readObject(dec *jsontext.Decoder, member func(name string) error) error {
 	return err
 }
 
-// save writes the state atomically, 0600, with its serial one more,
-// unless another writer put a state in place of the one the run read (a
-// CI cache restored over it, a copy by hand): a state older than the one
-// the run started from is never written over a newer one, nor this run's
-// over another's.
-func (s *stateFile) save(path string) error {
-	now, err := readHead(path)
-	if err != nil {
-		return err
-	}
-	// Where no state is left, none is written over: the run's is the
-	// newest there is.
-	if now.exists && now != s.read {
-		return fmt.Errorf("%w (it read %s; it now holds %s): not written over; run again to plan from the state it holds now", ErrStateMoved, s.read, now)
-	}
+// save writes the state with its serial one more, over the version the
+// run read or last wrote, unless another writer put a state in its place
+// (a CI cache restored over it, a run that broke this run's lock, a copy
+// by hand): a state older than the one the run started from is never
+// written over a newer one, nor this run's over another's. Where none is
+// left, the run's is written.
+func (s *stateFile) save(ctx context.Context, store statestore.Store) error {
 	if s.Lineage == "" {
 		s.Lineage = newLineage()
 	}
 	s.Serial++
-	f, err := atomicfile.Create(path, 0o600)
+	version, err := store.Write(ctx, s.version, func(out io.Writer) error {
+		w := bufio.NewWriter(out)
+		if err := s.write(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 	if err != nil {
+		s.Serial--
+		if errors.Is(err, statestore.ErrConflict) {
+			return fmt.Errorf("%w (%s): not written over; run again to plan from the state it holds now", ErrStateMoved, store)
+		}
 		return err
 	}
-	defer f.Abort()
-	w := bufio.NewWriter(f)
-	if err := s.write(w); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := f.Commit(); err != nil {
-		return err
-	}
-	s.read = stateHead{exists: true, lineage: s.Lineage, serial: s.Serial}
+	s.version = version
 	return nil
 }
 
@@ -494,89 +434,23 @@ func (s *stateFile) finish(results *Results) {
 	s.results = results
 }
 
-// ErrStateLocked is a state file that another apply is using.
-var ErrStateLocked = errors.New("another wbsctl apply is using the state file")
-
-// LockHolder is who holds a state's lock: written into the lock file while
-// a run holds it, so that a run refused, and a person, can tell which job
-// to wait for.
-type LockHolder struct {
-	// ID names this holding of the lock.
-	ID   string `json:"id"`
-	Host string `json:"host"`
-	PID  int    `json:"pid"`
-	// Operation is what the holder does, such as "apply -f wbs.csv".
-	Operation string `json:"operation"`
-	// JobURL is the CI job's address where one is known.
-	JobURL string    `json:"jobUrl,omitempty"`
-	Taken  time.Time `json:"taken"`
-}
-
-func (h *LockHolder) String() string {
-	s := fmt.Sprintf("%s on %s (pid %d, lock %s) since %s", h.Operation, h.Host, h.PID, h.ID, h.Taken.UTC().Format(time.RFC3339))
-	if h.JobURL != "" {
-		s += ", " + h.JobURL
-	}
-	return s
-}
-
-// NewLockHolder returns a holder of a new id for operation, on this host
-// and process, taken now.
-func NewLockHolder(operation, jobURL string, now time.Time) LockHolder {
-	host, _ := os.Hostname()
-	return LockHolder{ID: newLineage()[:16], Host: host, PID: os.Getpid(), Operation: operation, JobURL: jobURL, Taken: now.UTC().Truncate(time.Second)}
-}
-
-// LockState locks the state file of path against a second apply, for as
-// long as the process holds it, with holder written into the lock file;
-// unlock ends it. Another run's lock fails at once, with ErrStateLocked
-// naming its holder. The lock is on path.lock, which stays behind, empty:
-// a lock that a killed process held ends with it.
-func LockState(path string, holder LockHolder) (unlock func(), err error) {
-	note, err := json.Marshal(holder)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err = filelock.TryLockAs(path, note)
-	if errors.Is(err, filelock.ErrLocked) {
-		return nil, fmt.Errorf("%w: %s: held by %s; wait for it to end, or give --lock-timeout", ErrStateLocked, path, StateLockHolder(path))
-	}
-	return unlock, err
-}
-
-// StateLockHolder names who holds the lock of the state file of path, as
-// far as its lock file tells: "another process" where it does not.
-func StateLockHolder(path string) string {
-	if h := ReadLockHolder(path); h != nil {
-		return h.String()
-	}
-	return "another process (it wrote no holder)"
-}
-
-// ReadLockHolder returns who holds the lock of the state file of path, nil
-// when no holder is written.
-func ReadLockHolder(path string) *LockHolder {
-	note, err := filelock.Holder(path)
-	if err != nil || note == nil {
-		return nil
-	}
-	var h LockHolder
-	if json.Unmarshal(note, &h) != nil || h.ID == "" {
-		return nil
-	}
-	return &h
-}
-
-// lockState takes the state's lock, waiting up to timeout for another
-// run to release it: waiting (when given) is told once, with the
-// holder, when the wait begins; the wait ends early with ctx.
-func lockState(ctx context.Context, path string, holder LockHolder, timeout time.Duration, waiting func(holder string)) (func(), error) {
-	unlock, err := LockState(path, holder)
-	if !errors.Is(err, ErrStateLocked) || timeout <= 0 {
-		return unlock, err
+// lockState takes the state's lock for holder, waiting up to timeout for
+// another run to release it: waiting (when given) is told once, with the
+// holder, when the wait begins; the wait ends early with ctx. A lock not
+// renewed for breakStaleAfter (when given) is broken.
+func lockState(ctx context.Context, store statestore.Store, holder statestore.Holder, timeout, breakStaleAfter time.Duration,
+	waiting func(holder string)) (statestore.Lease, error) {
+	lease, err := store.Lock(ctx, holder, breakStaleAfter)
+	if !errors.Is(err, statestore.ErrLocked) || timeout <= 0 {
+		return lease, lockError(err)
 	}
 	if waiting != nil {
-		waiting(StateLockHolder(path))
+		var locked *statestore.LockedError
+		who := "another run"
+		if errors.As(err, &locked) && locked.Holder != nil {
+			who = locked.Holder.String()
+		}
+		waiting(who)
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -587,39 +461,99 @@ func lockState(ctx context.Context, path string, holder LockHolder, timeout time
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for the state's lock: %w", context.Cause(ctx))
 		case <-deadline.C:
-			return nil, fmt.Errorf("%w after waiting %s", err, timeout)
+			return nil, fmt.Errorf("%w after waiting %s", lockError(err), timeout)
 		case <-poll.C:
-			if unlock, err = LockState(path, holder); !errors.Is(err, ErrStateLocked) {
-				return unlock, err
+			if lease, err = store.Lock(ctx, holder, breakStaleAfter); !errors.Is(err, statestore.ErrLocked) {
+				return lease, lockError(err)
 			}
 		}
 	}
 }
 
-// StateSummary is what `wbsctl state show` tells of a state file.
-type StateSummary struct {
-	Path     string      `json:"path"`
-	BaseURL  string      `json:"baseUrl"`
-	ClientID string      `json:"clientId"`
-	Lineage  string      `json:"lineage"`
-	Serial   int64       `json:"serial"`
-	Elements int         `json:"elements"`
-	Lock     *LockHolder `json:"lock"`
+// lockError says how to go on from a lock another run holds.
+func lockError(err error) error {
+	var locked *statestore.LockedError
+	if !errors.As(err, &locked) {
+		return err
+	}
+	return fmt.Errorf("%w; nothing was sent: wait for it to end, or give --lock-timeout to wait; %s", err, locked.Ends)
 }
 
-// InspectState reads the state file of path for a person: its platform,
+// renewEvery is how often a run renews its lock of a shared state: well
+// within any --break-stale-after a person would give.
+const renewEvery = 30 * time.Second
+
+// keepLease renews lease every given time until end is called. Its stop
+// is closed by the first of signal (the run's stop) and a failed renewal
+// (the lock may have been taken: the run is to start no more changes);
+// lost returns that renewal's error, nil while none failed. Renewals go on
+// after a signal, while the run finishes what is in flight.
+func keepLease(ctx context.Context, lease statestore.Lease, signal <-chan struct{}, every time.Duration) (stop <-chan struct{}, lost func() error, end func()) {
+	stopped, done := make(chan struct{}), make(chan struct{})
+	var closeStop sync.Once
+	var mu sync.Mutex
+	var lostErr error
+	ctx = context.WithoutCancel(ctx) // a lease outlives the run's cancellation until released
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-signal:
+				closeStop.Do(func() { close(stopped) })
+				signal = nil
+			case <-t.C:
+				if err := lease.Renew(ctx); err != nil {
+					mu.Lock()
+					lostErr = err
+					mu.Unlock()
+					closeStop.Do(func() { close(stopped) })
+					return
+				}
+			}
+		}
+	})
+	return stopped, func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			return lostErr
+		}, func() {
+			close(done)
+			wg.Wait()
+		}
+}
+
+// StateSummary is what `wbsctl state show` tells of a state file.
+type StateSummary struct {
+	Path     string             `json:"path"`
+	BaseURL  string             `json:"baseUrl"`
+	ClientID string             `json:"clientId"`
+	Lineage  string             `json:"lineage"`
+	Serial   int64              `json:"serial"`
+	Elements int                `json:"elements"`
+	Lock     *statestore.Holder `json:"lock"`
+}
+
+// InspectState reads the state of store for a person: its platform,
 // lineage, serial, how many elements it holds, and who holds its lock.
 // It takes no lock: what it reads is what the last write left.
-func InspectState(path string) (*StateSummary, error) {
-	f, err := os.Open(path)
+func InspectState(ctx context.Context, store statestore.Store) (*StateSummary, error) {
+	r, _, err := store.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := readState(bufio.NewReader(f), nil)
+	defer r.Close()
+	st, err := readState(bufio.NewReader(r), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrStateUnusable, path, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrStateUnusable, store, err)
 	}
-	return &StateSummary{Path: path, BaseURL: st.BaseURL, ClientID: st.ClientID, Lineage: st.Lineage, Serial: st.Serial,
-		Elements: len(st.Elements), Lock: ReadLockHolder(path)}, nil
+	holder, err := store.Holder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &StateSummary{Path: store.String(), BaseURL: st.BaseURL, ClientID: st.ClientID, Lineage: st.Lineage, Serial: st.Serial,
+		Elements: len(st.Elements), Lock: holder}, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 )
 
@@ -76,7 +78,7 @@ func TestStateRefusals(t *testing.T) {
 		}
 		// Read alone, and for a plan of records that name A.
 		for _, records := range [][]wbsfile.Record{nil, {{Code: "A"}}} {
-			_, err := loadState(path, "u", "c", records)
+			_, err := loadState(context.Background(), statestore.NewFile(path), "u", "c", records)
 			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrStateUnusable) {
 				t.Errorf("%s, records %v: %v, want %q", text, records, err, want)
 			}

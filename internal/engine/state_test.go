@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
@@ -47,7 +49,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	saved := func() string {
 		t.Helper()
-		if err := st.save(path); err != nil {
+		if err := st.save(context.Background(), statestore.NewFile(path)); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)
@@ -84,7 +86,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	if got := saved(); got != want {
 		t.Errorf("after Finish:\n got %s\nwant %s", got, want)
 	}
-	back, err := loadState(path, "u", "c", nil)
+	back, err := loadState(context.Background(), statestore.NewFile(path), "u", "c", nil)
 	if err != nil || len(back.Elements) != 4 || *back.Elements["E"].Description != "new E" {
 		t.Errorf("read back: %v, %v", back, err)
 	}
@@ -119,7 +121,7 @@ func TestKnownSparesLinkReads(t *testing.T) {
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := loadState(path, "u", "c", recs)
+	st, err := loadState(context.Background(), statestore.NewFile(path), "u", "c", recs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,10 +157,10 @@ func TestKnownSparesLinkReads(t *testing.T) {
 	}
 
 	st.begin(plan)
-	if err := st.save(path); err != nil {
+	if err := st.save(context.Background(), statestore.NewFile(path)); err != nil {
 		t.Fatal(err)
 	}
-	back, err := loadState(path, "u", "c", nil)
+	back, err := loadState(context.Background(), statestore.NewFile(path), "u", "c", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,12 +185,12 @@ func TestStateNeverWritesOverAnother(t *testing.T) {
 	path := filepath.Join(dir, "state.json")
 	older := `{"formatVersion":1,"baseUrl":"u","clientId":"c","elements":{}}`
 	os.WriteFile(path, []byte(older), 0o600)
-	st, err := loadState(path, "u", "c", nil)
+	st, err := loadState(context.Background(), statestore.NewFile(path), "u", "c", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if err := st.save(path); err != nil {
+		if err := st.save(context.Background(), statestore.NewFile(path)); err != nil {
 			t.Fatalf("writing over the state it read: %v", err)
 		}
 	}
@@ -204,7 +206,7 @@ func TestStateNeverWritesOverAnother(t *testing.T) {
 		"damaged":         `{"formatVersion":`,
 	} {
 		os.WriteFile(path, []byte(other), 0o600)
-		err := st.save(path)
+		err := st.save(context.Background(), statestore.NewFile(path))
 		text, _ := os.ReadFile(path)
 		if !errors.Is(err, ErrStateMoved) || string(text) != other {
 			t.Errorf("%s: %v, and the file holds %q", name, err, text)
@@ -212,11 +214,11 @@ func TestStateNeverWritesOverAnother(t *testing.T) {
 	}
 	// Where the state is gone, or there was none, the run's is written.
 	os.Remove(path)
-	if err := st.save(path); err != nil {
+	if err := st.save(context.Background(), statestore.NewFile(path)); err != nil {
 		t.Fatalf("where the state is gone: %v", err)
 	}
 	fresh := newState("u", "c")
-	if err := fresh.save(filepath.Join(dir, "new.json")); err != nil {
+	if err := fresh.save(context.Background(), statestore.NewFile(filepath.Join(dir, "new.json"))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -230,22 +232,23 @@ func TestRunWaitsForTheStatesLock(t *testing.T) {
 	defer srv.Close()
 	c := testClient(t, srv)
 	state := filepath.Join(t.TempDir(), "state.json")
-	other := NewLockHolder("apply -f other.csv", "", time.Now())
-	unlock, err := LockState(state, other)
+	other := statestore.NewHolder("apply -f other.csv", "", time.Now())
+	lease, err := statestore.NewFile(state).Lock(context.Background(), other, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	unlock := func() { lease.Release(context.Background()) }
 	file := &wbsfile.File{Records: records(3)}
-	if _, err := Run(context.Background(), c, Input{File: file, State: state}, Hooks{}); !errors.Is(err, ErrStateLocked) || !strings.Contains(err.Error(), other.ID) {
+	if _, err := Run(context.Background(), c, Input{File: file, State: statestore.NewFile(state)}, Hooks{}); !errors.Is(err, statestore.ErrLocked) || !strings.Contains(err.Error(), other.ID) {
 		t.Fatalf("without a timeout: %v, want ErrStateLocked naming %s", err, other.ID)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errors.New("the signal"))
-	if _, err := Run(ctx, c, Input{File: file, State: state, LockTimeout: time.Hour}, Hooks{}); err == nil || !strings.Contains(err.Error(), "the signal") {
+	if _, err := Run(ctx, c, Input{File: file, State: statestore.NewFile(state), LockTimeout: time.Hour}, Hooks{}); err == nil || !strings.Contains(err.Error(), "the signal") {
 		t.Fatalf("a wait whose context ends: %v", err)
 	}
 	var told []string
-	out, err := Run(context.Background(), c, Input{File: file, State: state, LockTimeout: time.Hour}, Hooks{Waiting: func(holder string) {
+	out, err := Run(context.Background(), c, Input{File: file, State: statestore.NewFile(state), LockTimeout: time.Hour}, Hooks{Waiting: func(holder string) {
 		told = append(told, holder)
 		unlock()
 	}})
@@ -255,7 +258,49 @@ func TestRunWaitsForTheStatesLock(t *testing.T) {
 	if len(told) != 1 || !strings.Contains(told[0], "apply -f other.csv") {
 		t.Fatalf("the wait was told %q, want once, naming the holder", told)
 	}
-	if h := ReadLockHolder(state); h != nil {
+	if h, _ := statestore.NewFile(state).Holder(context.Background()); h != nil {
 		t.Fatalf("the run's lock outlived it: %+v", h)
+	}
+}
+
+// losingStore is a store whose lock's renewals fail from the second on:
+// another run broke it.
+type losingStore struct {
+	statestore.Store
+	renewals atomic.Int64
+}
+
+func (s *losingStore) Lock(ctx context.Context, h statestore.Holder, stale time.Duration) (statestore.Lease, error) {
+	lease, err := s.Store.Lock(ctx, h, stale)
+	return losingLease{lease, s}, err
+}
+
+type losingLease struct {
+	statestore.Lease
+	s *losingStore
+}
+
+func (l losingLease) Renew(ctx context.Context) error {
+	if l.s.renewals.Add(1) > 1 {
+		return errors.New("the lock is another run's now")
+	}
+	return nil
+}
+
+// A run whose lock cannot be renewed starts no more changes and says so:
+// what it started is made, and the rest is left to the next run.
+func TestRunStopsWhenItsLockIsLost(t *testing.T) {
+	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultLatency, Latency: 5 * time.Millisecond}))
+	defer srv.Close()
+	c := testClient(t, srv)
+	store := &losingStore{Store: statestore.NewFile(filepath.Join(t.TempDir(), "state.json"))}
+	out, err := Run(context.Background(), c, Input{File: &wbsfile.File{Records: records(400)}, State: store, renewEvery: 10 * time.Millisecond,
+		Plan: PlanOptions{Concurrency: 1}}, Hooks{})
+	if !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), "another run's now") {
+		t.Fatalf("a lost lock: %v, want ErrLockLost with the renewal's error", err)
+	}
+	sum := Summarize(out.Results)
+	if made := len(srv.Elements()); made == 0 || made == 400 || sum.Skipped == 0 {
+		t.Fatalf("%d of 400 made, %d skipped: want the run stopped part way", made, sum.Skipped)
 	}
 }

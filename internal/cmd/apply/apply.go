@@ -26,6 +26,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/internal/ratelimit"
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -52,8 +53,9 @@ type Options struct {
 	State       string
 	Refresh     bool
 	// LockTimeout is how long to wait for another run's lock of the
-	// state.
-	LockTimeout time.Duration
+	// state; BreakStaleAfter breaks a shared state's lock not renewed
+	// for that long.
+	LockTimeout, BreakStaleAfter time.Duration
 	// JobURL is the CI job's address, for the state's lock to name.
 	JobURL string
 	// Out saves the plan of a dry run; Plan carries out a saved one.
@@ -138,6 +140,9 @@ place; the folder is left as it is.`,
   wbsctl apply -f nightly.csv --state nightly.state         # re-applies at the cost of the list`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("state") && !opts.Check {
+				opts.State = f.Getenv("WBSCTL_STATE")
+			}
 			if err := opts.check(); err != nil {
 				return err
 			}
@@ -170,9 +175,10 @@ place; the folder is left as it is.`,
 	fl.IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
 	fl.StringVar(&opts.Out, "out", "", "with --dry-run: save the plan to this `FILE`, for --plan")
 	fl.StringVar(&opts.Plan, "plan", "", "carry out the saved plan of this `FILE` exactly, after checking the platform still holds what it found")
-	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE`, and read an element's links only where the file's differ from it")
+	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE` or s3://BUCKET/KEY (also WBSCTL_STATE), and read an element's links only where the file's differ from it")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", 0, "with --state: wait up to this long for another run's lock of the state (default: fail at once, naming its holder)")
+	fl.DurationVar(&opts.BreakStaleAfter, "break-stale-after", 0, "with an s3:// --state: take a lock its holder has not renewed for this long (a run renews it every 30s; default: never)")
 	fl.IntVar(&opts.MaxPages, "max-pages", cmdutil.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
@@ -222,8 +228,8 @@ func runApply(ctx context.Context, o *Options) error {
 	if o.Check {
 		return reportChecked(o, parsed)
 	}
-	if o.State != "" {
-		if err := checkStateUntracked(o.State); err != nil {
+	if path, local, _ := statestore.LocalPath(o.State); o.State != "" && local {
+		if err := checkStateUntracked(path); err != nil {
 			return &cmdutil.UsageError{Err: err}
 		}
 	}
@@ -244,17 +250,24 @@ func runApply(ctx context.Context, o *Options) error {
 		return printSavedPlan(o, c)
 	}
 	in := engine.Input{
-		File: parsed, State: o.State, Refresh: o.Refresh, DryRun: o.DryRun,
-		Plan:        engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
-		Stop:        o.Stop,
-		Interrupted: func() error { return o.interrupted() },
-		Holder:      engine.NewLockHolder(o.operation(), o.JobURL, time.Now()),
-		LockTimeout: o.LockTimeout,
+		File: parsed, Refresh: o.Refresh, DryRun: o.DryRun,
+		Plan:            engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
+		Stop:            o.Stop,
+		Interrupted:     func() error { return o.interrupted() },
+		Holder:          statestore.NewHolder(o.operation(), o.JobURL, time.Now()),
+		LockTimeout:     o.LockTimeout,
+		BreakStaleAfter: o.BreakStaleAfter,
 		// A report names every outcome's correlation id.
 		KeepCorrelationIDs: o.Report != "",
 	}
 	if o.MaxDeletes >= 0 {
 		in.MaxDeletes = &o.MaxDeletes
+	}
+	if o.State != "" {
+		if in.State, err = statestore.Open(ctx, o.State); err != nil {
+			return &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
+		}
+		defer in.State.Close()
 	}
 	if o.Plan != "" {
 		if in.Saved, err = readSavedPlan(o, c); err != nil {
@@ -442,8 +455,10 @@ func (o *Options) check() error {
 		return usage("--refresh rebuilds the state of --state: give both")
 	case o.LockTimeout != 0 && o.State == "":
 		return usage("--lock-timeout waits for the lock of --state: give both")
-	case o.LockTimeout < 0:
-		return usage("--lock-timeout must be 0 or more")
+	case o.LockTimeout < 0 || o.BreakStaleAfter < 0:
+		return usage("--lock-timeout and --break-stale-after must be 0 or more")
+	case o.BreakStaleAfter != 0 && o.State == "":
+		return usage("--break-stale-after breaks the lock of --state: give both")
 	case o.Check && (o.File == "" || o.DryRun || o.Out != "" || o.State != "" || o.Prune || o.Report != ""):
 		return usage("--check reads -f alone and sends nothing: --dry-run, --out, --state, --prune and --report belong to a run against the platform")
 	case o.MaxDeletes < -1:
@@ -467,7 +482,8 @@ func (o *Options) checkPaths() error {
 	if o.Plan != "" {
 		read = append(read, named{"--plan", o.Plan})
 	}
-	for _, w := range []named{{"--out", o.Out}, {"--state", o.State}, {"--report", o.Report}, {"--codequality", o.CodeQuality}} {
+	statePath, _, _ := statestore.LocalPath(o.State)
+	for _, w := range []named{{"--out", o.Out}, {"--state", statePath}, {"--report", o.Report}, {"--codequality", o.CodeQuality}} {
 		if w.path == "" {
 			continue
 		}

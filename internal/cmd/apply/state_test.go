@@ -1,6 +1,7 @@
 package apply_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -17,7 +18,7 @@ import (
 
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
@@ -154,17 +155,18 @@ func TestConcurrentAppliesOnOneStateFile(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
-	holder := engine.NewLockHolder("apply -f other.csv", "https://ci.example/jobs/7", time.Now())
-	unlock, err := engine.LockState(state, holder)
+	holder := statestore.NewHolder("apply -f other.csv", "https://ci.example/jobs/7", time.Now())
+	lease, err := statestore.NewFile(state).Lock(context.Background(), holder, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	unlock := func() { lease.Release(context.Background()) }
 	code, _, errOut := run(t, srv, "", "apply", "-f", linkedFile(t, dir, 3, 0), "--state", state, "--rate", "0")
 	// With --lock-timeout it waits, says for whom, and fails when the
 	// time is up.
 	waitCode, _, waitOut := run(t, srv, "", "apply", "-f", linkedFile(t, dir, 3, 0), "--state", state, "--lock-timeout", "300ms", "--rate", "0")
 	unlock()
-	if code == 0 || !strings.Contains(errOut, "another wbsctl apply is using the state file") || len(srv.Journal()) > 2 {
+	if code == 0 || !strings.Contains(errOut, "another wbsctl run holds the state's lock") || len(srv.Journal()) > 2 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if waitCode == 0 || !strings.Contains(waitOut, "waiting up to 300ms for the state's lock, held by apply -f other.csv") ||
@@ -412,5 +414,39 @@ func TestDryRunRecordsWhatAnUpdateReads(t *testing.T) {
 	}
 	if got := requests(srv); got != 3 || writes(srv) != 1 {
 		t.Fatalf("the apply after the dry run cost %d requests, %d writes; want 3 (token, list, update) and 1", got, writes(srv))
+	}
+}
+
+// A saved plan names the state its dry run left: apply --plan refuses it
+// (exit 8, nothing sent) once another run has written that state since,
+// and carries it out from an earlier copy of the state, as a CI apply job
+// whose cache holds the state before the plan job's own write.
+func TestSavedPlanRefusedOnceItsStateMoved(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := linkedFile(t, dir, 10, 0)
+	state, saved := filepath.Join(dir, "state.json"), filepath.Join(dir, "wbs.plan")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("load: %d %s", code, errOut)
+	}
+	before, _ := os.ReadFile(state)
+	changed := linkedFile(t, dir, 10, 2)
+	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--dry-run", "--out", saved, "--rate", "0"); code != 0 {
+		t.Fatalf("plan: %d %s", code, errOut)
+	}
+	// Another run writes the state (its dry run records what it read).
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
+		t.Fatalf("another run: %d %s", code, errOut)
+	}
+	srv.ResetStats()
+	code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0")
+	if code != cmdutil.ExitPlanStale || !strings.Contains(errOut, "the state was written since") || writes(srv) != 0 {
+		t.Fatalf("a plan whose state moved: exit %d, %d writes: %s", code, writes(srv), errOut)
+	}
+	// The state as it was before the plan's dry run: the plan is carried out.
+	os.WriteFile(state, before, 0o600)
+	if code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0"); code != 0 || writes(srv) == 0 {
+		t.Fatalf("from the state before the plan: exit %d, %d writes: %s", code, writes(srv), errOut)
 	}
 }

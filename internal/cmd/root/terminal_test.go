@@ -149,6 +149,7 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 		terminalRun{[]string{"element", "update", "P-1", "--description", "y"}, false},
 		terminalRun{[]string{"auth", "token"}, false},
 		terminalRun{[]string{"version"}, false},
+		terminalRun{[]string{"state", "unlock", state, "3f9c2a7d41e0b865"}, false},
 		terminalRun{[]string{"completion", "bash"}, false},
 		terminalRun{[]string{"completion", "zsh"}, false},
 		terminalRun{[]string{"completion", "fish"}, false},

@@ -1,6 +1,7 @@
 package state_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +10,7 @@ import (
 	"time"
 
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
-	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
@@ -31,17 +32,18 @@ func TestStateShow(t *testing.T) {
 			t.Errorf("state show: exit %d, no %q in:\n%s%s", res.Code, want, res.Out, res.ErrOut)
 		}
 	}
-	holder := engine.NewLockHolder("apply -f other.csv", "https://ci.example/jobs/7", time.Now())
-	unlock, err := engine.LockState(state, holder)
+	holder := statestore.NewHolder("apply -f other.csv", "https://ci.example/jobs/7", time.Now())
+	lease, err := statestore.NewFile(state).Lock(context.Background(), holder, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	unlock := func() { lease.Release(context.Background()) }
 	defer unlock()
 	res = (cmdtest.Run{}).Do(t, srv, "state", "show", state, "-o", "json")
 	var doc struct {
 		Lineage string
 		Serial  int
-		Lock    *engine.LockHolder
+		Lock    *statestore.Holder
 	}
 	if err := json.Unmarshal([]byte(res.Out), &doc); err != nil || res.Code != 0 {
 		t.Fatalf("-o json: exit %d %v:\n%s%s", res.Code, err, res.Out, res.ErrOut)
@@ -49,7 +51,7 @@ func TestStateShow(t *testing.T) {
 	if doc.Lineage == "" || doc.Serial != 2 || doc.Lock == nil || doc.Lock.ID != holder.ID || doc.Lock.JobURL != holder.JobURL {
 		t.Fatalf("-o json: %+v, want the lineage, serial 2 and the lock of %+v", doc, holder)
 	}
-	if res := (cmdtest.Run{}).Do(t, srv, "state", "show", filepath.Join(dir, "none")); res.Code == 0 || !strings.Contains(res.ErrOut, "no state file there") {
+	if res := (cmdtest.Run{}).Do(t, srv, "state", "show", filepath.Join(dir, "none")); res.Code == 0 || !strings.Contains(res.ErrOut, "no state there") {
 		t.Fatalf("a missing state: exit %d %s", res.Code, res.ErrOut)
 	}
 }
