@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/memblob" // mem://, for tests
 	_ "gocloud.dev/blob/s3blob"  // s3://
@@ -26,13 +26,17 @@ import (
 // where there was none), so two writers never both win; the memory bucket
 // of tests checks the version before writing instead.
 //
-// A state is written in one part (S3's conditional writes of multipart
-// uploads are not served by every S3 implementation): up to maxSinglePart.
+// A state is written in one part, by one PutObject (S3's conditional
+// writes of multipart uploads are not served by every S3
+// implementation): up to maxSinglePart.
 type Blob struct {
 	url    string
 	bucket *blob.Bucket
+	name   string // the bucket's
 	key    string
-	s3     bool // conditional writes are the server's
+	// s3 writes, where the bucket is S3's: one PutObject each, its
+	// conditions the server's.
+	s3 *s3.Client
 }
 
 // maxSinglePart is the largest state written: the part size of one
@@ -51,8 +55,11 @@ func openBlob(ctx context.Context, u *url.URL) (*Blob, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %w", u.Redacted(), err)
 	}
-	var client *s3.Client
-	return &Blob{url: u.Redacted(), bucket: bucket, key: key, s3: bucket.As(&client)}, nil
+	b := &Blob{url: u.Redacted(), bucket: bucket, name: u.Host, key: key}
+	if !bucket.As(&b.s3) {
+		b.s3 = nil
+	}
+	return b, nil
 }
 
 func (b *Blob) String() string { return b.url }
@@ -64,7 +71,7 @@ func (b *Blob) Read(ctx context.Context) (io.ReadCloser, Version, error) {
 
 func (b *Blob) read(ctx context.Context, key string) (io.ReadCloser, Version, error) {
 	var version Version
-	if !b.s3 {
+	if b.s3 == nil {
 		attrs, err := b.bucket.Attributes(ctx, key)
 		if err != nil {
 			return nil, NoVersion, b.wrap(err, key)
@@ -113,18 +120,12 @@ func (b *Blob) Write(ctx context.Context, version Version, write func(io.Writer)
 // put writes data to key, only over version (NoVersion: only where there
 // is nothing), and returns the new version.
 func (b *Blob) put(ctx context.Context, key string, version Version, data []byte) (Version, error) {
-	opts := &blob.WriterOptions{ContentType: "application/json", BufferSize: maxSinglePart, IfNotExist: version == NoVersion}
+	if b.s3 != nil {
+		return b.putS3(ctx, key, version, data)
+	}
+	opts := &blob.WriterOptions{ContentType: "application/json", IfNotExist: version == NoVersion}
 	if version != NoVersion {
-		if b.s3 {
-			opts.BeforeWrite = func(as func(any) bool) error {
-				var in *transfermanager.UploadObjectInput
-				if !as(&in) {
-					return errors.New("no S3 upload to make conditional")
-				}
-				in.IfMatch = new(string(version))
-				return nil
-			}
-		} else if attrs, err := b.bucket.Attributes(ctx, key); err != nil || Version(attrs.ETag) != version {
+		if attrs, err := b.bucket.Attributes(ctx, key); err != nil || Version(attrs.ETag) != version {
 			return NoVersion, ErrConflict
 		}
 	}
@@ -147,6 +148,30 @@ func (b *Blob) put(ctx context.Context, key string, version Version, data []byte
 		return NoVersion, b.wrap(err, key)
 	}
 	return Version(attrs.ETag), nil
+}
+
+// putS3 is put on S3: one PutObject, If-Match the version, or
+// If-None-Match: * for none.
+func (b *Blob) putS3(ctx context.Context, key string, version Version, data []byte) (Version, error) {
+	in := &s3.PutObjectInput{Bucket: &b.name, Key: &key, Body: bytes.NewReader(data),
+		ContentLength: new(int64(len(data))), ContentType: new("application/json")}
+	if version == NoVersion {
+		in.IfNoneMatch = new("*")
+	} else {
+		in.IfMatch = new(string(version))
+	}
+	out, err := b.s3.PutObject(ctx, in)
+	var api smithy.APIError
+	if errors.As(err, &api) && (api.ErrorCode() == "PreconditionFailed" || api.ErrorCode() == "ConditionalRequestConflict") {
+		return NoVersion, ErrConflict
+	}
+	if err != nil {
+		return NoVersion, fmt.Errorf("%s: %w", key, err)
+	}
+	if out.ETag == nil {
+		return NoVersion, fmt.Errorf("%s: the server named no ETag of the write", key)
+	}
+	return Version(*out.ETag), nil
 }
 
 func (b *Blob) lockKey() string { return b.key + ".lock" }
