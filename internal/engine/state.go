@@ -557,3 +557,78 @@ func InspectState(ctx context.Context, store statestore.Store) (*StateSummary, e
 	return &StateSummary{Path: store.String(), BaseURL: st.BaseURL, ClientID: st.ClientID, Lineage: st.Lineage, Serial: st.Serial,
 		Elements: len(st.Elements), Lock: holder}, nil
 }
+
+// ErrStateRefused is a state that state push does not copy over another.
+var ErrStateRefused = errors.New("the state is not copied")
+
+// CopyState copies the state of from to to, holding to's lock as holder
+// while it does, and returns what was copied. It refuses a damaged state,
+// and over an existing one a state of another platform or client id, and,
+// unless force, one of another lineage or a lower serial. The copy is
+// written over the version of to that it checked.
+func CopyState(ctx context.Context, from, to statestore.Store, holder statestore.Holder, force bool) (*StateSummary, error) {
+	r, _, err := from.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		return nil, err
+	}
+	src, err := readState(bytes.NewReader(data), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrStateUnusable, from, err)
+	}
+	lease, err := to.Lock(ctx, holder, 0)
+	if err != nil {
+		return nil, lockError(err)
+	}
+	defer lease.Release(context.WithoutCancel(ctx))
+	version, err := storedVersion(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	if version != statestore.NoVersion {
+		if err := checkCopy(ctx, src, to, force); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := to.Write(ctx, version, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}); err != nil {
+		if errors.Is(err, statestore.ErrConflict) {
+			return nil, fmt.Errorf("%w: %s changed while it was copied; nothing was written", ErrStateMoved, to)
+		}
+		return nil, err
+	}
+	return &StateSummary{Path: to.String(), BaseURL: src.BaseURL, ClientID: src.ClientID, Lineage: src.Lineage, Serial: src.Serial,
+		Elements: len(src.Elements)}, nil
+}
+
+// checkCopy refuses src over the state to holds: another platform's, and
+// unless force another lineage's or a lower serial.
+func checkCopy(ctx context.Context, src *stateFile, to statestore.Store, force bool) error {
+	r, _, err := to.Read(ctx)
+	if err != nil {
+		return err
+	}
+	dst, err := readState(bufio.NewReader(r), nil)
+	r.Close()
+	switch {
+	case err != nil && !force:
+		return fmt.Errorf("%w: %s holds a state that cannot be read (%v); --force writes over it", ErrStateRefused, to, err)
+	case err != nil:
+		return nil
+	case dst.BaseURL != src.BaseURL || dst.ClientID != src.ClientID:
+		return fmt.Errorf("%w: it belongs to %s as %s, and %s to %s as %s", ErrStateRefused, src.BaseURL, src.ClientID, to, dst.BaseURL, dst.ClientID)
+	case force:
+		return nil
+	case dst.Lineage != "" && dst.Lineage != src.Lineage:
+		return fmt.Errorf("%w: it is of lineage %s, and %s of lineage %s (another state); --force writes over it", ErrStateRefused, src.Lineage, to, dst.Lineage)
+	case dst.Serial > src.Serial:
+		return fmt.Errorf("%w: its serial is %d, and %s is at %d (an older copy over a newer state); --force writes over it", ErrStateRefused, src.Serial, to, dst.Serial)
+	}
+	return nil
+}

@@ -150,6 +150,8 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 		terminalRun{[]string{"auth", "token"}, false},
 		terminalRun{[]string{"version"}, false},
 		terminalRun{[]string{"state", "unlock", state, "3f9c2a7d41e0b865"}, false},
+		terminalRun{[]string{"state", "pull", state, filepath.Join(dir, "pulled.state")}, true},
+		terminalRun{[]string{"state", "push", state, filepath.Join(dir, "pushed.state")}, true},
 		terminalRun{[]string{"completion", "bash"}, false},
 		terminalRun{[]string{"completion", "zsh"}, false},
 		terminalRun{[]string{"completion", "fish"}, false},

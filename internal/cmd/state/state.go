@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
@@ -25,9 +26,10 @@ func NewCmdState(f *cmdutil.Factory) *cobra.Command {
 		Long: `Look at the state that apply --state keeps, a local file or an object
 of a bucket (s3://BUCKET/KEY): the platform it belongs to, its lineage
 and serial, how many elements it records, and who holds its lock; and
-release the lock of a run that was killed.`,
+release the lock of a run that was killed; move a state between a file
+and a bucket.`,
 	}
-	cmd.AddCommand(NewCmdShow(f, nil), NewCmdUnlock(f, nil))
+	cmd.AddCommand(NewCmdShow(f, nil), NewCmdUnlock(f, nil), NewCmdPull(f, nil), NewCmdPush(f, nil))
 	return cmd
 }
 
@@ -126,5 +128,84 @@ func runUnlock(ctx context.Context, o *UnlockOptions) error {
 		return err
 	}
 	_, err = fmt.Fprintf(o.IO.ErrOut, "released the lock %s of %s\n", output.Escape(o.ID), output.Escape(store.String()))
+	return err
+}
+
+// MoveOptions are the inputs of `wbsctl state pull` and `state push`.
+type MoveOptions struct {
+	cmdutil.Deps
+	From, To string
+	// Force copies over a state of another lineage or a higher serial.
+	Force bool
+	// JobURL is the CI job's address, for the lock to name.
+	JobURL string
+}
+
+// NewCmdPull returns `wbsctl state pull`.
+func NewCmdPull(f *cmdutil.Factory, runF func(context.Context, *MoveOptions) error) *cobra.Command {
+	opts := &MoveOptions{Deps: f.Deps()}
+	cmd := &cobra.Command{
+		Use:   "pull STATE FILE",
+		Short: "Copy a state (such as s3://BUCKET/KEY) to a local file",
+		Long: `Copy the state STATE (a path, file:// or s3://BUCKET/KEY) to FILE, written
+0600 beside it and renamed into place: to look at it, keep a copy, or
+carry it to another store with state push. The state is checked first; a
+damaged one is not copied, nor one of another platform over FILE, nor,
+unless --force, one of another lineage or a lower serial than FILE's.`,
+		Example: `  wbsctl state pull 's3://wbs-states/prod/wbs.state?region=eu-central-1' backup.state`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.From, opts.To, opts.JobURL = args[0], args[1], cmdutil.JobURL(f.Getenv)
+			return cmdutil.Pick(runF, runMove)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "copy over a state of another lineage or a higher serial")
+	return cmd
+}
+
+// NewCmdPush returns `wbsctl state push`.
+func NewCmdPush(f *cmdutil.Factory, runF func(context.Context, *MoveOptions) error) *cobra.Command {
+	opts := &MoveOptions{Deps: f.Deps()}
+	cmd := &cobra.Command{
+		Use:   "push FILE STATE",
+		Short: "Copy a local state file to a state (such as s3://BUCKET/KEY)",
+		Long: `Copy the state file FILE to STATE (a path, file:// or s3://BUCKET/KEY),
+holding STATE's lock while it does: to start a shared state from a local
+one, or put a copy back. It refuses a state of another platform or
+client id than STATE's, and, unless --force, one of another lineage or
+a lower serial than STATE's (an older copy over a newer state).`,
+		Example: `  wbsctl state push .wbsctl/state 's3://wbs-states/prod/wbs.state?region=eu-central-1'`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.From, opts.To, opts.JobURL = args[0], args[1], cmdutil.JobURL(f.Getenv)
+			return cmdutil.Pick(runF, runMove)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "copy over a state of another lineage or a higher serial")
+	return cmd
+}
+
+// runMove copies the state of From to To, under To's lock, after the
+// checks of state push.
+func runMove(ctx context.Context, o *MoveOptions) error {
+	from, err := statestore.Open(ctx, o.From)
+	if err != nil {
+		return &cmdutil.UsageError{Err: err}
+	}
+	defer from.Close()
+	to, err := statestore.Open(ctx, o.To)
+	if err != nil {
+		return &cmdutil.UsageError{Err: err}
+	}
+	defer to.Close()
+	moved, err := engine.CopyState(ctx, from, to, statestore.NewHolder("state copy to "+to.String(), o.JobURL, time.Now()), o.Force)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no state there", from)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(o.IO.ErrOut, "copied the state of %s (lineage %s, serial %d, %d elements) to %s\n",
+		output.Escape(moved.BaseURL), output.Escape(moved.Lineage), moved.Serial, moved.Elements, output.Escape(to.String()))
 	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/statestore"
+	"github.com/wbsctl/wbsctl/internal/statestore/s3test"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
@@ -53,5 +54,53 @@ func TestStateShow(t *testing.T) {
 	}
 	if res := (cmdtest.Run{}).Do(t, srv, "state", "show", filepath.Join(dir, "none")); res.Code == 0 || !strings.Contains(res.ErrOut, "no state there") {
 		t.Fatalf("a missing state: exit %d %s", res.Code, res.ErrOut)
+	}
+}
+
+// state push starts a shared state from a local one and state pull
+// copies it back, byte for byte; push refuses another platform's state,
+// and, unless --force, an older copy over a newer state.
+func TestStatePushAndPull(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file, local := filepath.Join(dir, "elements.csv"), filepath.Join(dir, "state")
+	os.WriteFile(file, []byte("wbsElementCode,description\nP-1,a\nP-2,b\n"), 0o600)
+	if res := (cmdtest.Run{}).Do(t, srv, "apply", "-f", file, "--state", local, "--rate", "0"); res.Code != 0 {
+		t.Fatalf("apply: %d %s", res.Code, res.ErrOut)
+	}
+	s3test.Env(t)
+	url := s3test.Start(t, "prod/wbs.state")
+	if res := (cmdtest.Run{}).Do(t, srv, "state", "push", local, url); res.Code != 0 || !strings.Contains(res.ErrOut, "serial 2, 2 elements") {
+		t.Fatalf("push: %d %s", res.Code, res.ErrOut)
+	}
+	// A run on the shared state moves it on: the local copy is older.
+	os.WriteFile(file, []byte("wbsElementCode,description\nP-1,a\nP-2,b\nP-3,c\n"), 0o600)
+	if res := (cmdtest.Run{}).Do(t, srv, "apply", "-f", file, "--state", url, "--rate", "0"); res.Code != 0 {
+		t.Fatalf("apply on the shared state: %d %s", res.Code, res.ErrOut)
+	}
+	if res := (cmdtest.Run{}).Do(t, srv, "state", "push", local, url); res.Code == 0 || !strings.Contains(res.ErrOut, "an older copy over a newer state") {
+		t.Fatalf("an older copy pushed: %d %s", res.Code, res.ErrOut)
+	}
+	pulled := filepath.Join(dir, "pulled")
+	if res := (cmdtest.Run{}).Do(t, srv, "state", "pull", url, pulled); res.Code != 0 {
+		t.Fatalf("pull: %d %s", res.Code, res.ErrOut)
+	}
+	show := (cmdtest.Run{}).Do(t, srv, "state", "show", pulled)
+	if !strings.Contains(show.Out, "serial:   4") || !strings.Contains(show.Out, "elements: 3") {
+		t.Fatalf("the pulled state:\n%s%s", show.Out, show.ErrOut)
+	}
+	other := filepath.Join(dir, "other")
+	os.WriteFile(other, []byte(`{"formatVersion":1,"baseUrl":"https://other.example","clientId":"c","lineage":"x","serial":9,"elements":{}}`), 0o600)
+	for _, args := range [][]string{{"state", "push", other, url}, {"state", "push", other, url, "--force"}} {
+		if res := (cmdtest.Run{}).Do(t, srv, args...); res.Code == 0 || !strings.Contains(res.ErrOut, "belongs to https://other.example") {
+			t.Fatalf("%v: %d %s", args, res.Code, res.ErrOut)
+		}
+	}
+	if res := (cmdtest.Run{}).Do(t, srv, "state", "push", local, url, "--force"); res.Code != 0 {
+		t.Fatalf("--force: %d %s", res.Code, res.ErrOut)
+	}
+	if back := (cmdtest.Run{}).Do(t, srv, "state", "show", url); !strings.Contains(back.Out, "serial:   2") || !strings.Contains(back.Out, "lock:     not held") {
+		t.Fatalf("after --force:\n%s%s", back.Out, back.ErrOut)
 	}
 }
