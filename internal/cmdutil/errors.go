@@ -72,14 +72,16 @@ func signalName(s os.Signal) string {
 const ExitCodesHelp = `wbsctl exits with:
 
   0  success
-  1  an error not listed below (network, server error, unknown outcome)
+  1  an error not listed below (network, server error, unknown outcome,
+     a state's lock another run holds or took)
   2  usage: a flag, argument or option wbsctl cannot read
   3  not found: the element (or page) does not exist
   4  authentication or permission: no or refused credentials, 401, 403
   5  validation: the platform answered 400, or a local check failed before sending
   6  partial failure: some items of a bulk operation failed, the others succeeded
   7  changes pending: a dry run found changes and was asked to say so
-  8  plan stale: the platform changed since the saved plan of --plan was made; nothing was sent
+  8  plan stale: the platform changed since the saved plan of --plan was made,
+     or another apply wrote its state since; nothing was sent
 130  interrupted by SIGINT; 143 by SIGTERM (128 + the signal's number, as a
      shell reports it). apply stops starting work, lets the requests in
      flight finish and says whether work is left: run it again to finish.

@@ -105,13 +105,21 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		if in.Holder.ID == "" {
 			in.Holder = statestore.NewHolder("apply", "", time.Now())
 		}
-		lease, err := lockState(ctx, in.State, in.Holder, in.LockTimeout, in.BreakStaleAfter, h.Waiting)
+		interrupted := in.Interrupted
+		if interrupted == nil {
+			interrupted = func() error { return errors.New("interrupted") }
+		}
+		lease, err := lockState(ctx, in.State, in.Holder, in.LockTimeout, in.BreakStaleAfter, h.Waiting, in.Stop, interrupted)
 		if err != nil {
 			return nil, err
 		}
 		// Released however the run ends, a signal's cancelled context
-		// included.
-		defer lease.Release(context.WithoutCancel(ctx))
+		// included; a release that fails leaves the lock, which is said.
+		defer func() {
+			if err := lease.Release(context.WithoutCancel(ctx)); err != nil && h.Warn != nil {
+				h.Warn(fmt.Errorf("releasing the state's lock: %w; wbsctl state unlock STATE %s releases it", err, in.Holder.ID))
+			}
+		}()
 		var stopRenewing func()
 		stop, lockLost, stopRenewing = keepLease(ctx, lease, in.Stop, cmp.Or(in.renewEvery, renewEvery))
 		defer stopRenewing()
@@ -151,7 +159,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 					h.Warn(fmt.Errorf("writing the state: %w; the plan stands, and the next run reads the links again", err))
 				}
 			} else {
-				plan.state = &StateVersion{Lineage: state.Lineage, Serial: state.Serial}
+				plan.state = &StateVersion{Lineage: state.Lineage, Serial: state.Serial, Applies: state.Applies}
 			}
 		}
 		return out, nil
@@ -163,6 +171,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	}
 	if state != nil {
 		state.begin(plan)
+		state.Applies++
 		if err := state.save(ctx, in.State); err != nil {
 			return out, fmt.Errorf("writing the state: %w; nothing was sent", err)
 		}

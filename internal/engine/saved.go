@@ -56,10 +56,12 @@ type SavedPlan struct {
 	Steps savedSteps    `json:"steps"`
 }
 
-// StateVersion names a state as a run left it: its lineage and serial.
+// StateVersion names a state as a run left it: its lineage, serial, and
+// the applies that wrote it.
 type StateVersion struct {
 	Lineage string `json:"lineage"`
 	Serial  int64  `json:"serial"`
+	Applies int64  `json:"applies"`
 }
 
 // savedVersion is a saved plan's format version. Another version is
@@ -352,17 +354,17 @@ func (sp *SavedPlan) Plan() *Plan {
 // as the plan found them, or whose state has been written since.
 var ErrPlanStale = errors.New("the platform changed since the plan was made")
 
-// checkState refuses a plan whose state another run has written since
-// the plan was made: the state of the plan's lineage at a later serial.
-// A state of another lineage (the plan made with a CI cache's copy, or a
-// state made anew) or an earlier serial (the plan job's own write not
-// kept) says nothing of the platform; Verify checks the platform itself.
+// checkState refuses a plan once another apply has written its state
+// since the plan was made: the plan's lineage, more applies. Dry runs
+// write the state too, but change nothing: they do not count. A state of
+// another lineage (a CI cache's copy of another time, a state made anew)
+// says nothing of this plan; Verify checks the platform itself.
 func (sp *SavedPlan) checkState(st *stateFile) error {
-	if sp == nil || sp.State == nil || st == nil || st.Lineage != sp.State.Lineage || st.Serial <= sp.State.Serial {
+	if sp == nil || sp.State == nil || st == nil || st.Lineage != sp.State.Lineage || st.Applies <= sp.State.Applies {
 		return nil
 	}
-	return fmt.Errorf("%w: the state was written since (serial %d, now %d: another run ran); nothing was sent, make the plan again",
-		ErrPlanStale, sp.State.Serial, st.Serial)
+	return fmt.Errorf("%w: another apply wrote the state since (%d applies when it was made, now %d); nothing was sent, make the plan again",
+		ErrPlanStale, sp.State.Applies, st.Applies)
 }
 
 // Verify reads the platform once (the element list, and the links of the

@@ -39,8 +39,12 @@ type stateFile struct {
 	// Lineage names the state from when it was made; Serial counts its
 	// writes. A run writes over only the state it read (see save).
 	// States written before them have neither.
-	Lineage  string        `json:"lineage,omitempty"`
-	Serial   int64         `json:"serial,omitempty"`
+	Lineage string `json:"lineage,omitempty"`
+	Serial  int64  `json:"serial,omitempty"`
+	// Applies counts the runs that may have changed the platform (not the
+	// dry runs) that wrote the state: a saved plan is stale once another
+	// has run since it was made.
+	Applies  int64         `json:"applies,omitempty"`
 	Elements stateElements `json:"elements"`
 
 	// version is the stored state's as the run read or last wrote it,
@@ -160,6 +164,8 @@ func (s *stateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			return strictjson.Member(dec, &s.Lineage)
 		case "serial":
 			return strictjson.Member(dec, &s.Serial)
+		case "applies":
+			return strictjson.Member(dec, &s.Applies)
 		case "elements":
 			return s.Elements.read(dec, s.known)
 		}
@@ -319,7 +325,8 @@ func (s *stateFile) write(w *bufio.Writer) error {
 		ClientID      string `json:"clientId"`
 		Lineage       string `json:"lineage,omitempty"`
 		Serial        int64  `json:"serial,omitempty"`
-	}{s.FormatVersion, s.BaseURL, s.ClientID, s.Lineage, s.Serial})
+		Applies       int64  `json:"applies,omitempty"`
+	}{s.FormatVersion, s.BaseURL, s.ClientID, s.Lineage, s.Serial, s.Applies})
 	if err != nil {
 		return err
 	}
@@ -436,10 +443,11 @@ func (s *stateFile) finish(results *Results) {
 
 // lockState takes the state's lock for holder, waiting up to timeout for
 // another run to release it: waiting (when given) is told once, with the
-// holder, when the wait begins; the wait ends early with ctx. A lock not
-// renewed for breakStaleAfter (when given) is broken.
+// holder, when the wait begins; the wait ends early with ctx or stop (the
+// first signal: interrupted names it). A lock not renewed for
+// breakStaleAfter (when given) is broken.
 func lockState(ctx context.Context, store statestore.Store, holder statestore.Holder, timeout, breakStaleAfter time.Duration,
-	waiting func(holder string)) (statestore.Lease, error) {
+	waiting func(holder string), stop <-chan struct{}, interrupted func() error) (statestore.Lease, error) {
 	lease, err := store.Lock(ctx, holder, breakStaleAfter)
 	if !errors.Is(err, statestore.ErrLocked) || timeout <= 0 {
 		return lease, lockError(err)
@@ -460,6 +468,8 @@ func lockState(ctx context.Context, store statestore.Store, holder statestore.Ho
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for the state's lock: %w", context.Cause(ctx))
+		case <-stop:
+			return nil, fmt.Errorf("%w while waiting for the state's lock: nothing was sent", interrupted())
 		case <-deadline.C:
 			return nil, fmt.Errorf("%w after waiting %s", lockError(err), timeout)
 		case <-poll.C:

@@ -247,6 +247,13 @@ func TestRunWaitsForTheStatesLock(t *testing.T) {
 	if _, err := Run(ctx, c, Input{File: file, State: statestore.NewFile(state), LockTimeout: time.Hour}, Hooks{}); err == nil || !strings.Contains(err.Error(), "the signal") {
 		t.Fatalf("a wait whose context ends: %v", err)
 	}
+	// The first signal ends the wait, as it ends planning.
+	stop := make(chan struct{})
+	_, err = Run(context.Background(), c, Input{File: file, State: statestore.NewFile(state), LockTimeout: time.Hour, Stop: stop,
+		Interrupted: func() error { return errors.New("SIGINT") }}, Hooks{Waiting: func(string) { close(stop) }})
+	if err == nil || !strings.Contains(err.Error(), "SIGINT while waiting for the state's lock") {
+		t.Fatalf("a wait that a signal ends: %v", err)
+	}
 	var told []string
 	out, err := Run(context.Background(), c, Input{File: file, State: statestore.NewFile(state), LockTimeout: time.Hour}, Hooks{Waiting: func(holder string) {
 		told = append(told, holder)

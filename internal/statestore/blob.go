@@ -15,8 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/memblob" // mem://, for tests
-	_ "gocloud.dev/blob/s3blob"  // s3://
+	_ "gocloud.dev/blob/s3blob" // s3://
 	"gocloud.dev/gcerrors"
 )
 
@@ -47,15 +46,20 @@ const maxSinglePart = 512 << 20
 func openBlob(ctx context.Context, u *url.URL) (*Blob, error) {
 	key := strings.TrimPrefix(u.Path, "/")
 	if key == "" || strings.HasSuffix(key, "/") {
-		return nil, fmt.Errorf("--state %s: name the state's object: %s://BUCKET/KEY", u.Redacted(), u.Scheme)
+		return nil, fmt.Errorf("--state %s: name the state's object: %s://BUCKET/KEY", Display(u), u.Scheme)
 	}
 	bucketURL := *u
 	bucketURL.Path = ""
 	bucket, err := blob.OpenBucket(ctx, bucketURL.String())
 	if err != nil {
-		return nil, fmt.Errorf("--state %s: %w", u.Redacted(), err)
+		// gocloud's message names the URL, query and all.
+		msg := strings.ReplaceAll(err.Error(), bucketURL.String(), Display(&bucketURL))
+		if u.RawQuery != "" {
+			msg = strings.ReplaceAll(msg, u.RawQuery, "…")
+		}
+		return nil, fmt.Errorf("--state %s: %s", Display(u), msg)
 	}
-	b := &Blob{url: u.Redacted(), bucket: bucket, name: u.Host, key: key}
+	b := &Blob{url: Display(u), bucket: bucket, name: u.Host, key: key}
 	if !bucket.As(&b.s3) {
 		b.s3 = nil
 	}
@@ -194,6 +198,8 @@ func (b *Blob) Lock(ctx context.Context, holder Holder, breakStaleAfter time.Dur
 		if held == nil { // released meanwhile
 			return b.Lock(ctx, holder, breakStaleAfter)
 		}
+		// Judged by the holder's own clock: the breaker's and the
+		// holder's are to agree within a fraction of breakStaleAfter.
 		if breakStaleAfter <= 0 || time.Since(held.lastSign()) < breakStaleAfter {
 			return nil, b.locked(held)
 		}
@@ -210,7 +216,7 @@ func (b *Blob) Lock(ctx context.Context, holder Holder, breakStaleAfter time.Dur
 // locked is the refusal of a lock that held holds.
 func (b *Blob) locked(held *Holder) *LockedError {
 	return &LockedError{Store: b.url, Holder: held,
-		Ends: fmt.Sprintf("once its run is gone (killed), wbsctl state unlock '%s' %s releases it", b.url, held.ID)}
+		Ends: fmt.Sprintf("once its run is gone (killed), wbsctl state unlock STATE %s releases it", held.ID)}
 }
 
 // lastSign is when the holder last said it lived.

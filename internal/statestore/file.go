@@ -100,9 +100,15 @@ func (f *File) Lock(ctx context.Context, holder Holder, _ time.Duration) (Lease,
 		return nil, err
 	}
 	unlock, err := filelock.TryLockAs(f.path, note)
-	if errors.Is(err, filelock.ErrLocked) {
+	for try := 0; errors.Is(err, filelock.ErrLocked); try++ {
 		h, _ := f.Holder(ctx)
-		return nil, &LockedError{Store: f.path, Holder: h, Ends: "a local state's lock ends with its process"}
+		if h != nil || try == 3 {
+			return nil, &LockedError{Store: f.path, Holder: h, Ends: "a local state's lock ends with its process"}
+		}
+		// No holder named: a look (state show) that holds the lock for
+		// an instant, or a holder about to write its name.
+		time.Sleep(20 * time.Millisecond)
+		unlock, err = filelock.TryLockAs(f.path, note)
 	}
 	if err != nil {
 		return nil, err

@@ -140,13 +140,23 @@ func Open(ctx context.Context, state string) (Store, error) {
 	}
 	u, err := url.Parse(state)
 	if err != nil {
-		return nil, fmt.Errorf("--state %s: %w", state, err)
+		return nil, errors.New("--state: not a URL wbsctl can read (a path, file://, or s3://BUCKET/KEY)")
 	}
-	switch u.Scheme {
-	case "s3", "mem":
+	if u.Scheme == "s3" {
 		return openBlob(ctx, u)
 	}
-	return nil, fmt.Errorf("--state %s: %q is not a state wbsctl keeps (a path, file://, or s3://BUCKET/KEY)", u.Redacted(), u.Scheme)
+	return nil, fmt.Errorf("--state %s: %q is not a state wbsctl keeps (a path, file://, or s3://BUCKET/KEY)", Display(u), u.Scheme)
+}
+
+// Display is how a state's URL is named in messages: without its query
+// and user, which may carry an endpoint's credentials; "?…" says a query
+// was left out.
+func Display(u *url.URL) string {
+	shown := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	if u.RawQuery != "" {
+		return shown.String() + "?…"
+	}
+	return shown.String()
 }
 
 // LocalPath returns the path of a --state that is a local file: a path,
@@ -161,7 +171,7 @@ func LocalPath(state string) (path string, local bool, err error) {
 	}
 	u, err := url.Parse(state)
 	if err != nil {
-		return "", true, fmt.Errorf("--state %s: %w", state, err)
+		return "", true, errors.New("--state: a file:// URL wbsctl cannot read")
 	}
 	if u.Host != "" && u.Host != "localhost" {
 		return "", true, fmt.Errorf("--state %s: a file:// URL names a file of this host", state)

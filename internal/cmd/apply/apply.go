@@ -329,6 +329,7 @@ func runApply(ctx context.Context, o *Options) error {
 	// Printed once the progress has ended, not on its line.
 	var warnings []error
 	hooks.Warn = func(err error) { warnings = append(warnings, err) }
+	var lockLost error
 	ran, err := engine.Run(ctx, c, in, hooks)
 	stopProgress()
 	if bar != nil {
@@ -345,6 +346,9 @@ func runApply(ctx context.Context, o *Options) error {
 		return &cmdutil.PlanStaleError{Err: err}
 	case errors.Is(err, sdk.ErrListTooLong):
 		return fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
+	case errors.Is(err, engine.ErrLockLost) && ran != nil && ran.Results != nil:
+		// What was made is reported as any run's, then the loss.
+		lockLost = err
 	case err != nil:
 		return err
 	}
@@ -404,15 +408,29 @@ func runApply(ctx context.Context, o *Options) error {
 		return err
 	}
 	switch {
+	case lockLost != nil:
+		report(o, "wbsctl apply: the state's lock was lost (exit 1)", lockLost.Error(),
+			"The changes above were made; the others were not started. Find the run that took the lock (wbsctl state show), let it end, and run again.")
+		return lockLost
 	case sum.Interrupted:
 		return fmt.Errorf("%w: run the same command again to finish", o.interrupted())
 	case sum.Failed > 0:
 		reportFailed(o, sum.Failed, results.Len())
 		return &cmdutil.PartialError{Failed: sum.Failed, Total: results.Len()}
 	case sum.Invalid > 0:
+		reportInvalid(o, sum.Invalid, results.Len())
 		return &cmdutil.PartialError{Failed: sum.Invalid, Total: results.Len(), What: "left out as invalid"}
 	}
 	return nil
+}
+
+// minStale is the least --break-stale-after: three of a run's renewals.
+const minStale = 90 * time.Second
+
+// isLocalState reports whether --state is a local file.
+func isLocalState(state string) bool {
+	_, local, _ := statestore.LocalPath(state)
+	return local
 }
 
 // operation is the run as the state's lock names it for others.
@@ -459,6 +477,10 @@ func (o *Options) check() error {
 		return usage("--lock-timeout and --break-stale-after must be 0 or more")
 	case o.BreakStaleAfter != 0 && o.State == "":
 		return usage("--break-stale-after breaks the lock of --state: give both")
+	case o.BreakStaleAfter != 0 && o.BreakStaleAfter < minStale:
+		return usage(fmt.Sprintf("--break-stale-after must be at least %s: a run renews its lock every 30s, and a lock younger than three renewals may be a live run's", minStale))
+	case o.BreakStaleAfter != 0 && isLocalState(o.State):
+		return usage("--break-stale-after breaks the lock of a shared (s3://) state: a local state's lock ends with its process")
 	case o.Check && (o.File == "" || o.DryRun || o.Out != "" || o.State != "" || o.Prune || o.Report != ""):
 		return usage("--check reads -f alone and sends nothing: --dry-run, --out, --state, --prune and --report belong to a run against the platform")
 	case o.MaxDeletes < -1:

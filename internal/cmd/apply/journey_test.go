@@ -86,8 +86,10 @@ func TestCheckNeedsNoCredential(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	summary := filepath.Join(dir, "summary.md")
+	// WBSCTL_STATE, set for a pipeline's other jobs, is no concern of a
+	// check.
 	noCredential := map[string]string{"WBSCTL_BASE_URL": "", "WBSCTL_CLIENT_ID": "", "WBSCTL_CLIENT_SECRET": "",
-		"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}
+		"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary, "WBSCTL_STATE": filepath.Join(dir, "state")}
 	good := writeCSV(t, dir, "good.csv", "P-1,a,true,company=1000", "P-2,b,false,")
 	res := cmdtest.Run{Env: noCredential}.Do(t, srv, "apply", "-f", good, "--check")
 	if res.Code != 0 || !strings.Contains(res.ErrOut, "2 records, no problems") {
@@ -207,6 +209,34 @@ func TestPlatformTextRunsNoWorkflowCommand(t *testing.T) {
 		}
 		if args[len(args)-1] == "json" && strings.Contains(res.Out, "::stop-commands::") {
 			t.Errorf("%v: JSON holds no command line, but was fenced:\n%s", args, res.Out)
+		}
+	}
+}
+
+// --break-stale-after is refused where it could take a live run's lock:
+// under three renewals, or on a local state, whose lock ends with its
+// process; nothing is sent.
+func TestBreakStaleAfterBounds(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	file := writeCSV(t, dir, "elements.csv", "P-1,a,true,")
+	for args, want := range map[string]string{
+		"s3://b/k 10s": "must be at least 1m30s",
+		"local 10m":    "a local state's lock ends with its process",
+		"none 10m":     "give both",
+	} {
+		state, after, _ := strings.Cut(args, " ")
+		flags := []string{"apply", "-f", file, "--break-stale-after", after, "--rate", "0"}
+		switch state {
+		case "local":
+			flags = append(flags, "--state", filepath.Join(dir, "state"))
+		case "s3://b/k":
+			flags = append(flags, "--state", state)
+		}
+		code, _, errOut := run(t, srv, "", flags...)
+		if code != cmdutil.ExitUsage || !strings.Contains(errOut, want) || len(srv.Journal()) != 0 {
+			t.Errorf("%s: exit %d, %d requests: %s", args, code, len(srv.Journal()), errOut)
 		}
 	}
 }

@@ -25,6 +25,13 @@ func reportFailed(o *Options, failed, total int) {
 	report(o, "wbsctl apply: some changes failed (exit 6)", fmt.Sprintf("%d of %d changes failed", failed, total), next)
 }
 
+// reportInvalid tells of a run that left invalid records out
+// (--skip-invalid, exit 6).
+func reportInvalid(o *Options, invalid, total int) {
+	next := "The valid records were applied. Fix the records named above (or in the report) in the file, and run again: only they are sent."
+	report(o, "wbsctl apply: records left out as invalid (exit 6)", fmt.Sprintf("%d of %d records left out as invalid", invalid, total), next)
+}
+
 // report writes what happened and the next step to the job summary and,
 // on GitHub Actions, as an error annotation of the run. A summary that
 // cannot be written is told on stderr: the run's own error stands.

@@ -418,35 +418,46 @@ func TestDryRunRecordsWhatAnUpdateReads(t *testing.T) {
 }
 
 // A saved plan names the state its dry run left: apply --plan refuses it
-// (exit 8, nothing sent) once another run has written that state since,
-// and carries it out from an earlier copy of the state, as a CI apply job
-// whose cache holds the state before the plan job's own write.
+// (exit 8, nothing sent) once another apply has written that state since,
+// even one that changed nothing; a dry run meanwhile changes nothing and
+// is not counted; a state of another lineage says nothing of the plan,
+// whatever it counts.
 func TestSavedPlanRefusedOnceItsStateMoved(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	file := linkedFile(t, dir, 10, 0)
-	state, saved := filepath.Join(dir, "state.json"), filepath.Join(dir, "wbs.plan")
-	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
-		t.Fatalf("load: %d %s", code, errOut)
+	file, changed, again := linkedFile(t, dir, 10, 0), linkedFile(t, dir, 10, 2), linkedFile(t, dir, 10, 4)
+	state, other := filepath.Join(dir, "state.json"), filepath.Join(dir, "other.json")
+	apply := func(args ...string) {
+		t.Helper()
+		if code, _, errOut := run(t, srv, "", append(append([]string{"apply"}, args...), "--rate", "0")...); code != 0 && code != cmdutil.ExitPending {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
 	}
-	before, _ := os.ReadFile(state)
-	changed := linkedFile(t, dir, 10, 2)
-	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--dry-run", "--out", saved, "--rate", "0"); code != 0 {
-		t.Fatalf("plan: %d %s", code, errOut)
+	for range 3 { // another lineage, with more applies
+		apply("-f", file, "--state", other)
 	}
-	// Another run writes the state (its dry run records what it read).
-	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
-		t.Fatalf("another run: %d %s", code, errOut)
-	}
+	apply("-f", file, "--state", state)
+
+	first := filepath.Join(dir, "first.plan")
+	apply("-f", changed, "--state", state, "--dry-run", "--out", first)
+	apply("-f", file, "--state", state, "--dry-run")
 	srv.ResetStats()
-	code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0")
-	if code != cmdutil.ExitPlanStale || !strings.Contains(errOut, "the state was written since") || writes(srv) != 0 {
-		t.Fatalf("a plan whose state moved: exit %d, %d writes: %s", code, writes(srv), errOut)
+	apply("--plan", first, "--state", state)
+	if writes(srv) == 0 {
+		t.Fatal("a plan with only a dry run since was not carried out")
 	}
-	// The state as it was before the plan's dry run: the plan is carried out.
-	os.WriteFile(state, before, 0o600)
-	if code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0"); code != 0 || writes(srv) == 0 {
-		t.Fatalf("from the state before the plan: exit %d, %d writes: %s", code, writes(srv), errOut)
+
+	second := filepath.Join(dir, "second.plan")
+	apply("-f", again, "--state", state, "--dry-run", "--out", second)
+	apply("-f", changed, "--state", state) // changes nothing, but applies
+	srv.ResetStats()
+	code, _, errOut := run(t, srv, "", "apply", "--plan", second, "--state", state, "--rate", "0")
+	if code != cmdutil.ExitPlanStale || !strings.Contains(errOut, "another apply wrote the state since") || writes(srv) != 0 {
+		t.Fatalf("a plan whose state another apply wrote: exit %d, %d writes: %s", code, writes(srv), errOut)
+	}
+	apply("--plan", second, "--state", other)
+	if writes(srv) == 0 {
+		t.Fatal("with a state of another lineage, the plan was not carried out")
 	}
 }

@@ -125,6 +125,9 @@ func gitlabSecretJobs(path, secret string) ([]string, error) {
 			continue
 		}
 		rules, lines := j.Rules, append(append(stringList{}, j.BeforeScript...), j.Script...)
+		for _, v := range j.Variables {
+			lines = append(lines, v)
+		}
 		for _, base := range j.Extends {
 			if t := jobs[base]; t != nil {
 				if rules == nil {

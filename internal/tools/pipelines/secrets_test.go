@@ -24,6 +24,10 @@ func TestSecretsCheck(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "job apply") {
 		t.Errorf("the earlier apply job ran only on push: %v", err)
 	}
+	err = checkSecrets("../../../examples/ci/github-actions.yml", "testdata/mr-names-secret.gitlab-ci.yml", "WBSCTL_CLIENT_SECRET")
+	if err == nil || strings.Count(err.Error(), "job check runs for merge requests and names $WBSCTL_CLIENT_SECRET") != 2 {
+		t.Errorf("a merge request's job naming the secret in its script and variables: %v", err)
+	}
 }
 
 // GitHub's expressions as the example workflow writes them.
