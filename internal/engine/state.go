@@ -33,18 +33,7 @@ const StateFormatVersion = 1
 // element's links only where the file's differ from the state's. It
 // belongs to one platform and client id.
 type stateFile struct {
-	FormatVersion int    `json:"formatVersion"`
-	BaseURL       string `json:"baseUrl"`
-	ClientID      string `json:"clientId"`
-	// Lineage names the state from when it was made; Serial counts its
-	// writes. A run writes over only the state it read (see save).
-	// States written before them have neither.
-	Lineage string `json:"lineage,omitempty"`
-	Serial  int64  `json:"serial,omitempty"`
-	// Applies counts the runs that may have changed the platform (not the
-	// dry runs) that wrote the state: a saved plan is stale once another
-	// has run since it was made.
-	Applies  int64         `json:"applies,omitempty"`
+	stateHead
 	Elements stateElements `json:"elements"`
 
 	// version is the stored state's as the run read or last wrote it,
@@ -66,9 +55,24 @@ type stateFile struct {
 	known *knownStates
 }
 
+// stateHead is what a state file holds before its elements.
+type stateHead struct {
+	FormatVersion int    `json:"formatVersion"`
+	BaseURL       string `json:"baseUrl"`
+	ClientID      string `json:"clientId"`
+	// Lineage names the state from when it was made; Serial counts its
+	// writes. States written before them have neither.
+	Lineage string `json:"lineage,omitempty"`
+	Serial  int64  `json:"serial,omitempty"`
+	// Applies counts the runs that may have changed the platform (not the
+	// dry runs) that wrote the state: a saved plan is stale once another
+	// has run since it was made.
+	Applies int64 `json:"applies,omitempty"`
+}
+
 // newState returns an empty state of a platform and client id.
 func newState(baseURL, clientID string) *stateFile {
-	return &stateFile{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Lineage: newLineage(),
+	return &stateFile{stateHead: stateHead{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Lineage: newLineage()},
 		Elements: stateElements{}}
 }
 
@@ -319,14 +323,7 @@ func (s *stateFile) save(ctx context.Context, store statestore.Store) error {
 // json.Marshal would. From begin on, the elements are
 // those of entries.
 func (s *stateFile) write(w *bufio.Writer) error {
-	head, err := json.Marshal(struct {
-		FormatVersion int    `json:"formatVersion"`
-		BaseURL       string `json:"baseUrl"`
-		ClientID      string `json:"clientId"`
-		Lineage       string `json:"lineage,omitempty"`
-		Serial        int64  `json:"serial,omitempty"`
-		Applies       int64  `json:"applies,omitempty"`
-	}{s.FormatVersion, s.BaseURL, s.ClientID, s.Lineage, s.Serial, s.Applies})
+	head, err := json.Marshal(s.stateHead)
 	if err != nil {
 		return err
 	}

@@ -63,9 +63,9 @@ platform.`,
 }
 
 func runShow(ctx context.Context, o *ShowOptions) error {
-	store, err := statestore.Open(ctx, o.State)
+	store, err := open(ctx, o.State)
 	if err != nil {
-		return &cmdutil.UsageError{Err: err}
+		return err
 	}
 	defer store.Close()
 	sum, err := engine.InspectState(ctx, store)
@@ -119,9 +119,9 @@ there is nothing to release.`,
 }
 
 func runUnlock(ctx context.Context, o *UnlockOptions) error {
-	store, err := statestore.Open(ctx, o.State)
+	store, err := open(ctx, o.State)
 	if err != nil {
-		return &cmdutil.UsageError{Err: err}
+		return err
 	}
 	defer store.Close()
 	if err := store.Unlock(ctx, o.ID); err != nil {
@@ -188,14 +188,14 @@ a lower serial than STATE's (an older copy over a newer state).`,
 // runMove copies the state of From to To, under To's lock, after the
 // checks of state push.
 func runMove(ctx context.Context, o *MoveOptions) error {
-	from, err := statestore.Open(ctx, o.From)
+	from, err := open(ctx, o.From)
 	if err != nil {
-		return &cmdutil.UsageError{Err: err}
+		return err
 	}
 	defer from.Close()
-	to, err := statestore.Open(ctx, o.To)
+	to, err := open(ctx, o.To)
 	if err != nil {
-		return &cmdutil.UsageError{Err: err}
+		return err
 	}
 	defer to.Close()
 	moved, err := engine.CopyState(ctx, from, to, statestore.NewHolder("state copy to "+to.String(), o.JobURL, time.Now()), o.Force)
@@ -208,4 +208,14 @@ func runMove(ctx context.Context, o *MoveOptions) error {
 	_, err = fmt.Fprintf(o.IO.ErrOut, "copied the state of %s (lineage %s, serial %d, %d elements) to %s\n",
 		output.Escape(moved.BaseURL), output.Escape(moved.Lineage), moved.Serial, moved.Elements, output.Escape(to.String()))
 	return err
+}
+
+// open opens the store of a state argument; one wbsctl cannot open is a
+// usage error.
+func open(ctx context.Context, state string) (statestore.Store, error) {
+	store, err := statestore.Open(ctx, state)
+	if err != nil {
+		return nil, &cmdutil.UsageError{Err: err}
+	}
+	return store, nil
 }
