@@ -592,14 +592,9 @@ func CopyState(ctx context.Context, from, to statestore.Store, holder statestore
 		return nil, lockError(err)
 	}
 	defer lease.Release(context.WithoutCancel(ctx))
-	version, err := storedVersion(ctx, to)
+	version, err := checkCopy(ctx, src, to, force)
 	if err != nil {
 		return nil, err
-	}
-	if version != statestore.NoVersion {
-		if err := checkCopy(ctx, src, to, force); err != nil {
-			return nil, err
-		}
 	}
 	if _, err := to.Write(ctx, version, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -614,15 +609,25 @@ func CopyState(ctx context.Context, from, to statestore.Store, holder statestore
 		Elements: len(src.Elements)}, nil
 }
 
-// checkCopy refuses src over the state to holds: another platform's, and
-// unless force another lineage's or a lower serial.
-func checkCopy(ctx context.Context, src *stateFile, to statestore.Store, force bool) error {
-	r, _, err := to.Read(ctx)
+// checkCopy reads the state to holds, once, and returns its version,
+// NoVersion where it holds none; it refuses src over another platform's
+// state, and unless force another lineage's or a lower serial.
+func checkCopy(ctx context.Context, src *stateFile, to statestore.Store, force bool) (statestore.Version, error) {
+	r, version, err := to.Read(ctx)
+	if errors.Is(err, fs.ErrNotExist) {
+		return statestore.NoVersion, nil
+	}
 	if err != nil {
-		return err
+		return statestore.NoVersion, err
 	}
 	dst, err := readState(bufio.NewReader(r), nil)
 	r.Close()
+	return version, copyRefusal(src, dst, err, to, force)
+}
+
+// copyRefusal is why src is not copied over dst (read with err), nil
+// where it may be.
+func copyRefusal(src, dst *stateFile, err error, to statestore.Store, force bool) error {
 	switch {
 	case err != nil && !force:
 		return fmt.Errorf("%w: %s holds a state that cannot be read (%v); --force writes over it", ErrStateRefused, to, err)
