@@ -193,12 +193,16 @@ func (ts *tokenSource) canRenew() bool {
 }
 
 // reject drops tok after the platform rejected it, and tells the source
-// of WithTokenSource when it listens.
-func (ts *tokenSource) reject(tok Token) {
-	ts.invalidate(tok)
+// of WithTokenSource when it listens. It reports whether the client needs
+// a new token for it: false when another call already dropped tok, or
+// holds a newer token.
+func (ts *tokenSource) reject(tok Token) (renew bool) {
+	renew = ts.invalidate(tok)
 	if s, ok := ts.c.source.(RejectingTokenSource); ok {
 		s.TokenRejected(tok)
+		renew = true
 	}
+	return renew
 }
 
 // token returns a valid access token, exchanging one only when needed.
@@ -234,20 +238,35 @@ func (ts *tokenSource) token(ctx context.Context) (Token, error) {
 	if tok, ok := ts.fromCache(ctx, now); ok {
 		return tok, nil
 	}
-	ch := ts.group.DoChan("exchange", func() (any, error) {
-		// The exchange outlives any one caller, so that a caller that
-		// gives up does not fail the others waiting on it.
-		return ts.exchangeRecovered(context.WithoutCancel(ctx))
-	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return Token{}, r.Err
+	// A token an exchange adopted can be rejected before the exchange's
+	// waiters get it, by a caller that took it from ts.held: a waiter
+	// then asks again rather than send a token already seen rejected.
+	for range maxRenewals + 1 {
+		ch := ts.group.DoChan("exchange", func() (any, error) {
+			// The exchange outlives any one caller, so that a caller that
+			// gives up does not fail the others waiting on it.
+			return ts.exchangeRecovered(context.WithoutCancel(ctx))
+		})
+		select {
+		case r := <-ch:
+			if r.Err != nil {
+				return Token{}, r.Err
+			}
+			if tok := r.Val.(Token); !ts.isRejected(tok.AccessToken) {
+				return tok, nil
+			}
+		case <-ctx.Done():
+			return Token{}, context.Cause(ctx)
 		}
-		return r.Val.(Token), nil
-	case <-ctx.Done():
-		return Token{}, context.Cause(ctx)
 	}
+	return Token{}, fmt.Errorf("%w: every new token was rejected before it could be used", ErrUnauthorized)
+}
+
+// isRejected reports whether the platform rejected tok.
+func (ts *tokenSource) isRejected(tok string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return slices.Contains(ts.rejected, tok)
 }
 
 // fromSource asks the TokenSource of WithTokenSource for a token, and
@@ -263,6 +282,11 @@ func (ts *tokenSource) fromSource(ctx context.Context) (Token, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.remember(tok.AccessToken)
+	if slices.Contains(ts.rejected, tok.AccessToken) {
+		// Told of the rejection, the source gave the same token again:
+		// sending it would only be rejected again.
+		return Token{}, fmt.Errorf("%w: the token source gave again a token the platform rejected", ErrUnauthorized)
+	}
 	return tok, nil
 }
 
@@ -352,20 +376,28 @@ func (ts *tokenSource) renewalFailed(ctx context.Context, err error) {
 		slog.String("error", c.redact(err.Error())), slog.Time("next_try", retryAt))
 }
 
-// invalidate drops tok after the platform rejected it, unless another
-// caller already replaced it.
-func (ts *tokenSource) invalidate(tok Token) {
+// invalidate records that the platform rejected tok, and drops it unless
+// another caller already replaced it. It reports whether tok was news
+// that leaves the client without a token: not when tok was already
+// rejected or the client holds another.
+func (ts *tokenSource) invalidate(tok Token) (renew bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if !slices.Contains(ts.rejected, tok.AccessToken) {
-		ts.rejected = append(ts.rejected, tok.AccessToken)
-		if len(ts.rejected) > maxRejected {
-			ts.rejected = slices.Delete(ts.rejected, 0, len(ts.rejected)-maxRejected)
-		}
+	if slices.Contains(ts.rejected, tok.AccessToken) {
+		return false
 	}
-	if ts.held.AccessToken == tok.AccessToken {
+	ts.rejected = append(ts.rejected, tok.AccessToken)
+	if len(ts.rejected) > maxRejected {
+		ts.rejected = slices.Delete(ts.rejected, 0, len(ts.rejected)-maxRejected)
+	}
+	switch ts.held.AccessToken {
+	case tok.AccessToken:
 		ts.held = heldToken{}
+		return true
+	case "":
+		return true
 	}
+	return false
 }
 
 func (ts *tokenSource) knownTokens() []string {

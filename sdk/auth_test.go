@@ -127,10 +127,13 @@ func TestTokenPastUsableTimeIsRenewed(t *testing.T) {
 	}
 }
 
-func TestUnauthorizedRenewsTokenOnce(t *testing.T) {
+func TestUnauthorizedRenewsTokenBoundedTimes(t *testing.T) {
 	f := newFakePlatform(t)
 	c := f.client(t)
-	ctx := context.Background()
+	// Without the bound, a lasting 401 loops exchanges: the deadline ends
+	// the loop, and the test fails saying so instead of hanging.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	if _, err := c.WBSElements.Delete(ctx, "A"); err != nil {
 		t.Fatal(err)
 	}
@@ -141,17 +144,20 @@ func TestUnauthorizedRenewsTokenOnce(t *testing.T) {
 	if got := f.exchanges.Load(); got != 2 {
 		t.Fatalf("exchanges = %d, want 2", got)
 	}
-	// A platform that rejects every token: one renewal, then the 401.
+	// A platform that rejects every token: maxRenewals renewals, then the 401.
 	f.handle = func(w http.ResponseWriter, r *http.Request, n int) bool {
 		w.WriteHeader(401)
 		return true
 	}
 	_, err := c.WBSElements.Delete(ctx, "A")
+	if ctx.Err() != nil {
+		t.Fatalf("a lasting 401 was still being renewed after 10 s (%d exchanges): %v", f.exchanges.Load(), err)
+	}
 	if !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
-	if got := f.exchanges.Load(); got != 3 {
-		t.Fatalf("exchanges = %d, want 3 (one renewal, no loop)", got)
+	if got, want := f.exchanges.Load(), int64(2+maxRenewals); got != want {
+		t.Fatalf("exchanges = %d, want %d (%d renewals, no loop)", got, want, maxRenewals)
 	}
 }
 

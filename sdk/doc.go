@@ -36,7 +36,7 @@
 // WithTokenSource it asks a TokenSource (Vault, a workload identity, an
 // x/oauth2 source through TokenSourceFunc, or another *Client) before
 // every attempt; a source that is a RejectingTokenSource (another *Client
-// is one) is told of a token the platform rejected, and asked once more.
+// is one) is told of a token the platform rejected, and asked again.
 // A client takes exactly one of the three. Client.CloseIdleConnections
 // releases the connections a client keeps between calls.
 //
@@ -92,7 +92,31 @@
 // reads bodies that are not problem details, such as a proxy's HTML page or
 // a rate limiter's {"message": "..."}, reading at most 64 KiB. errors.Is
 // matches it against ErrNotFound, ErrUnauthorized, ErrForbidden,
-// ErrRateLimited and ErrValidation by status.
+// ErrRateLimited and ErrValidation by status, and against ErrDuplicate
+// when it refuses a create because an element with the code exists.
+//
+// The spec gives a create only a 400 and shows neither the problem types
+// nor how a 400 for a code that exists differs from one for a malformed
+// field, so ErrDuplicate matches every plausible answer to a create:
+//
+//   - a 409 Conflict, with problem details, another body or none;
+//   - a 400 (or 422) whose problem details say the element exists: an
+//     errors entry naming wbsElementCode ($.wbsElementCode,
+//     /wbsElementCode, code) or no field, with a message such as
+//     "already exists"; the type's last segment (…/duplicate,
+//     …/already-exists, …/conflict, ElementAlreadyExists, or RFC 9110's
+//     section on 409); a code or reason member (WBS_ELEMENT_ALREADY_EXISTS);
+//     the detail, title or message (`an element with code "P-1" exists`,
+//     "WBS element P-1 already exists", "duplicate key", "must be unique",
+//     "já existe"); or a status member of 409.
+//
+// Quoted text (the code itself) is not read; text about JSON members,
+// properties, parameters, headers or business organizations, or that
+// denies existence ("does not exist"), does not count, nor does a problem
+// whose errors all name other fields. A 400 without problem details is
+// never a duplicate. A duplicate does not match ErrValidation, so that
+// ErrValidation keeps meaning a malformed request; errors.As still finds
+// the *APIError.
 //
 // A 2xx answer whose body is not the operation's answer (empty, an HTML
 // page, JSON cut short or of another shape, more than 16 MiB for a page or

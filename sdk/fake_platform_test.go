@@ -33,6 +33,9 @@ type fakePlatform struct {
 	requests []string // method + path of element calls
 	// handle answers element calls; nil answers 200 with an ack.
 	handle func(w http.ResponseWriter, r *http.Request, n int) bool
+	// arrive, when set, runs before an element call's token is checked:
+	// a request slowed there meets the token as it is when it arrives.
+	arrive func()
 }
 
 const (
@@ -76,6 +79,9 @@ func (f *fakePlatform) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(w, `{"accessToken":%q,"expiresIn":%s}`, tok, f.expiresIn)
 		return
+	}
+	if f.arrive != nil {
+		f.arrive()
 	}
 	tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	f.mu.Lock()

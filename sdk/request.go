@@ -49,15 +49,29 @@ type response struct {
 	rate   Rate // read from header when the answer came
 }
 
+// A call that meets a 401 drops the rejected token and goes on with
+// another, never with one this client has seen rejected. maxRenewals
+// bounds the new tokens one call asks for: the rejections that leave the
+// client without a token, as a platform that refuses every token does.
+// A call whose token was already replaced by another call's renewal (a
+// revocation that a slow request met on its way) moves onto the new token
+// without asking for one; maxRejections bounds the 401s of one call in
+// all, so that even a platform that revokes every token after one use
+// ends the call.
+const (
+	maxRenewals   = 3
+	maxRejections = 10
+)
+
 // send runs req: it fetches a token, paces, retries as RetryPolicy and the
-// request's safety allow, renews a rejected token once, and turns a non-2xx
-// answer into an *APIError.
+// request's safety allow, replaces a rejected token (see maxRenewals), and
+// turns a non-2xx answer into an *APIError.
 func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 	if !c.sameOrigin(req.url) {
 		// Only the client's own platform ever sees its token.
 		return nil, fmt.Errorf("%s: refusing to send credentials to %s", req.op, req.url.Redacted())
 	}
-	renewed := false
+	renewals, rejections := 0, 0
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
 			if err := c.wait(ctx); err != nil {
@@ -88,13 +102,17 @@ func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 			return nil, c.finalError(req, cutShort(ctx, err))
 		}
 		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth && !renewed && c.auth.canRenew() {
-			// The platform rejected this token before acting on the
-			// request, so resending is safe even for a create.
-			renewed = true
-			c.auth.reject(tok)
-			attempt--
-			continue
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth && c.auth.canRenew() {
+			if c.auth.reject(tok) {
+				renewals++
+			}
+			rejections++
+			if renewals <= maxRenewals && rejections <= maxRejections {
+				// The platform rejected this token before acting on the
+				// request, so resending is safe even for a create.
+				attempt--
+				continue
+			}
 		}
 		wait, retry := c.retry.decide(req, err, attempt, c.now())
 		if !retry {
