@@ -1,5 +1,5 @@
-// Package element holds `wbsctl element`: create, list, update and delete
-// WBS elements, and list and remove their business organizations.
+// Package element holds `wbsctl element`: create, list, view, update and
+// delete WBS elements, and list and remove their business organizations.
 package element
 
 import (
@@ -21,11 +21,11 @@ func NewCmdElement(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "element <command>",
 		Aliases: []string{"elements"},
-		Short:   "Create, list, update and delete WBS elements",
+		Short:   "Create, list, view, update and delete WBS elements",
 	}
 	org := &cobra.Command{Use: "org <command>", Short: "List and remove the business organizations of an element"}
 	org.AddCommand(NewCmdOrgList(f, nil), NewCmdOrgRemove(f, nil))
-	cmd.AddCommand(NewCmdCreate(f, nil), NewCmdList(f, nil), NewCmdUpdate(f, nil), NewCmdDelete(f, nil), org)
+	cmd.AddCommand(NewCmdCreate(f, nil), NewCmdList(f, nil), NewCmdView(f, nil), NewCmdUpdate(f, nil), NewCmdDelete(f, nil), org)
 	return cmd
 }
 

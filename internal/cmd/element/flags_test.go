@@ -103,9 +103,24 @@ func TestListFlags(t *testing.T) {
 		{"max pages 0", []string{"--all", "--max-pages", "0"}, nil},
 		{"all and limit", []string{"--all", "--limit", "5"}, nil},
 		{"an argument", []string{"P-1"}, nil},
+		{"code patterns", []string{"--all", "--code", "P-1*", "--code", "a,b"}, &ListOptions{Page: 1, All: true, MaxPages: 100000, CodePatterns: []string{"P-1*", "a,b"}}},
+		{"active", []string{"--active", "-L", "3"}, &ListOptions{Page: 1, Limit: 3, MaxPages: 100000, Active: true}},
+		{"inactive", []string{"--inactive"}, &ListOptions{Page: 1, MaxPages: 100000, Inactive: true}},
+		{"active and inactive", []string{"--active", "--inactive"}, nil},
+		{"bad pattern", []string{"--code", "P-[1"}, nil},
 	})
 	checkFlags(t, NewCmdOrgList, strip, []flagCase[ListOptions]{
 		{"org list", []string{"P-1", "--all"}, &ListOptions{Code: "P-1", Page: 1, All: true, MaxPages: 100000}},
 		{"org list without code", nil, nil},
+		{"org list has no filter", []string{"P-1", "--code", "x"}, nil},
+	})
+}
+
+func TestViewFlags(t *testing.T) {
+	checkFlags(t, NewCmdView, func(o *ViewOptions) *cmdutil.Deps { return &o.Deps }, []flagCase[ViewOptions]{
+		{"codes", []string{"P-1", "P-2", "P-1"}, &ViewOptions{Codes: []string{"P-1", "P-2", "P-1"}}},
+		{"quiet", []string{"-q", "P-1"}, &ViewOptions{Codes: []string{"P-1"}, Quiet: true}},
+		{"no code", nil, nil},
+		{"no list flags", []string{"P-1", "--all"}, nil},
 	})
 }

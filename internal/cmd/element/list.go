@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"path"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -19,8 +20,16 @@ type ListOptions struct {
 	PageSize int
 	All      bool
 	// Limit reads pages until it has this many items; 0 is one page.
+	// With a filter, it counts the items that match.
 	Limit    int
 	MaxPages int
+
+	// CodePatterns, Active and Inactive filter `element list`, page by
+	// page as the pages arrive: an element is listed when its code
+	// matches one of the patterns (path.Match; none matches every code)
+	// and its flag is the one asked, if one is.
+	CodePatterns     []string
+	Active, Inactive bool
 
 	pageSizeSet bool
 }
@@ -47,7 +56,30 @@ func (o *ListOptions) check() error {
 	case o.MaxPages < 1:
 		return &cmdutil.UsageError{Err: fmt.Errorf("--max-pages %d: want at least 1", o.MaxPages)}
 	}
+	for _, p := range o.CodePatterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return &cmdutil.UsageError{Err: fmt.Errorf("--code %q: %v (a glob: * ? [a-z] [^a-z], \\ before a character to take it as it is)", p, err)}
+		}
+	}
 	return nil
+}
+
+// filtered reports whether --code, --active or --inactive is given.
+func (o *ListOptions) filtered() bool {
+	return len(o.CodePatterns) > 0 || o.Active || o.Inactive
+}
+
+// matches reports whether el passes the filters.
+func (o *ListOptions) matches(el sdk.WBSElement) bool {
+	if (o.Active && !el.IsActive) || (o.Inactive && el.IsActive) {
+		return false
+	}
+	for _, p := range o.CodePatterns {
+		if ok, _ := path.Match(p, el.Code); ok {
+			return true
+		}
+	}
+	return len(o.CodePatterns) == 0
 }
 
 func (o *ListOptions) listOptions() *sdk.ListOptions {
@@ -65,8 +97,22 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List WBS elements",
+		Long: `List WBS elements: one page of the platform's list (--page, --page-size),
+every page (--all), or pages until --limit elements are listed.
+
+--code, --active and --inactive filter the list in wbsctl, as its pages
+arrive: the platform has no filter, so the pages are read as they are
+without one. --code PATTERN is a glob, as Go's path.Match reads it: *
+is any run of characters but /, ? one character, [a-z] a class, [^a-z]
+its complement, and \ takes the next character as it is. Give --code
+more than once to list the elements that match any of the patterns.
+Without --all or --limit, the filters apply to the one page read; with
+--limit N, N counts the elements that match. To look at elements by
+their exact codes, with their organizations, see element view.`,
 		Example: `  wbsctl element list --all -o csv > elements.csv
-  wbsctl element list --all --jq '.[] | select(.isActive | not) | .wbsElementCode'`,
+  wbsctl element list --all --jq '.[] | select(.isActive | not) | .wbsElementCode'
+  wbsctl element list --all --code 'P-100.*' --code 'P-2??' --inactive
+  wbsctl element list --limit 5 --code 'P-100.*' --active`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.pageSizeSet = cmd.Flags().Changed("page-size")
@@ -77,6 +123,10 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		},
 	}
 	addListFlags(cmd, opts)
+	cmd.Flags().StringArrayVar(&opts.CodePatterns, "code", nil, "list only the elements whose code matches this glob `PATTERN` (* ? [a-z]; * stops at /); repeat for any of several")
+	cmd.Flags().BoolVar(&opts.Active, "active", false, "list only the active elements")
+	cmd.Flags().BoolVar(&opts.Inactive, "inactive", false, "list only the inactive elements")
+	cmd.MarkFlagsMutuallyExclusive("active", "inactive")
 	return cmd
 }
 
@@ -104,6 +154,9 @@ func runList(ctx context.Context, o *ListOptions) error {
 			if err != nil {
 				return err
 			}
+			if !o.matches(el) {
+				continue
+			}
 			if err := add(el); err != nil {
 				return err
 			}
@@ -117,7 +170,12 @@ func runList(ctx context.Context, o *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	shown := 0
 	for _, el := range page.Data {
+		if !o.matches(el) {
+			continue
+		}
+		shown++
 		if err := add(el); err != nil {
 			return err
 		}
@@ -128,7 +186,11 @@ func runList(ctx context.Context, o *ListOptions) error {
 	if mayHaveMore(page, o.PageSize) {
 		// On a pipe too: a script that forgot --all would otherwise
 		// read one page as the whole list.
-		fmt.Fprintf(o.IO.ErrOut, "showing page %d (%d elements); more may follow: --page %d, --limit N or --all\n", page.PageNumber, len(page.Data), page.PageNumber+1)
+		what := fmt.Sprintf("%d elements", len(page.Data))
+		if o.filtered() {
+			what = fmt.Sprintf("%d of its %d elements match", shown, len(page.Data))
+		}
+		fmt.Fprintf(o.IO.ErrOut, "showing page %d (%s); more may follow: --page %d, --limit N or --all\n", page.PageNumber, what, page.PageNumber+1)
 	}
 	return nil
 }

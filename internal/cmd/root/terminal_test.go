@@ -113,6 +113,8 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 			terminalRun{append([]string{"element", "list"}, o...), true},
 			terminalRun{append([]string{"element", "list", "--all"}, o...), true},
 			terminalRun{append([]string{"element", "org", "list", "P-1"}, o...), true},
+			terminalRun{append([]string{"element", "view", "P-1", "P-\u200b1"}, o...), true},
+			terminalRun{append([]string{"element", "list", "--all", "--code", "P-*", "--active"}, o...), true},
 			// Errors: the platform's problem, as text or as JSON.
 			terminalRun{append([]string{"element", "update", "HOSTILE", "--description", "x"}, o...), true},
 			terminalRun{append([]string{"api", "/v1/wbs-elements"}, o...), true},
@@ -146,6 +148,9 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 		terminalRun{[]string{"api", "/v1/problem", "-o", "json"}, true},
 		terminalRun{[]string{"api", "/v1/wbs-elements", "--paginate"}, true},
 		terminalRun{[]string{"element", "list", "--debug"}, true},
+		// A code not found is named in the error.
+		terminalRun{[]string{"element", "get", "P-1", hostile}, true},
+		terminalRun{[]string{"element", "get", hostile, "-o", "json"}, true},
 		terminalRun{[]string{"element", "update", "P-1", "--description", "y"}, false},
 		terminalRun{[]string{"auth", "token"}, false},
 		terminalRun{[]string{"version"}, false},
