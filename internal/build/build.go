@@ -3,7 +3,11 @@
 // nothing, what the Go toolchain records in every build.
 package build
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"strings"
+	"time"
+)
 
 // Set by the release build; the defaults describe a build from source.
 var (
@@ -40,9 +44,11 @@ func Current() Info {
 func resolve(stamped Info, bi *debug.BuildInfo) Info {
 	var recorded Info
 	if bi != nil {
-		if v := bi.Main.Version; v != "(devel)" {
-			recorded.Version = v
-		}
+		// "(devel)": a build in a clone the toolchain could not version.
+		recorded.Version = bi.Main.Version
+		// go install …@main or …@<commit> builds from a module zip,
+		// which records no commit; its pseudo-version names one.
+		recorded.Commit, recorded.Date = fromPseudoVersion(bi.Main.Version)
 		var modified bool
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -63,6 +69,26 @@ func resolve(stamped Info, bi *debug.BuildInfo) Info {
 		Commit:  pick(stamped.Commit, "none", recorded.Commit),
 		Date:    pick(stamped.Date, "unknown", recorded.Date),
 	}
+}
+
+// fromPseudoVersion returns the commit prefix and its time (RFC 3339)
+// of a pseudo-version such as v0.1.1-0.20250102030405-0123456789ab, or
+// two empty strings for a version of a tag.
+func fromPseudoVersion(v string) (commit, date string) {
+	v, _, _ = strings.Cut(v, "+") // +incompatible, +dirty
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return "", ""
+	}
+	rev, stamp := parts[len(parts)-1], parts[len(parts)-2]
+	if i := strings.LastIndexByte(stamp, '.'); i >= 0 {
+		stamp = stamp[i+1:]
+	}
+	t, err := time.Parse("20060102150405", stamp)
+	if len(rev) != 12 || strings.Trim(rev, "0123456789abcdef") != "" || err != nil {
+		return "", ""
+	}
+	return rev, t.UTC().Format(time.RFC3339)
 }
 
 // pick is stamped where the release build set it, else recorded where

@@ -53,13 +53,25 @@ func TestResolve(t *testing.T) {
 			name:    "a clone without tags, or a toolchain before Go 1.24",
 			stamped: unstamped,
 			bi:      clone("(devel)", "false"),
-			want:    Info{"dev", rev, when},
+			want:    Info{"(devel)", rev, when},
 		},
 		{
 			name:    "a clone built with -buildvcs=false",
 			stamped: unstamped,
 			bi:      &debug.BuildInfo{Main: debug.Module{Path: "github.com/wbsctl/wbsctl", Version: "(devel)"}, Settings: toolchain},
-			want:    unstamped,
+			want:    Info{"(devel)", "none", "unknown"},
+		},
+		{
+			name:    "go install @main builds from a module zip: its pseudo-version names the commit",
+			stamped: unstamped,
+			bi:      &debug.BuildInfo{Main: debug.Module{Path: "github.com/wbsctl/wbsctl", Version: "v0.1.1-0.20250102030405-0123456789ab", Sum: "h1:…"}, Settings: toolchain},
+			want:    Info{"v0.1.1-0.20250102030405-0123456789ab", "0123456789ab", when},
+		},
+		{
+			name:    "a pseudo-version before any tag",
+			stamped: unstamped,
+			bi:      &debug.BuildInfo{Main: debug.Module{Path: "github.com/wbsctl/wbsctl", Version: "v0.0.0-20250102030405-0123456789ab"}, Settings: toolchain},
+			want:    Info{"v0.0.0-20250102030405-0123456789ab", "0123456789ab", when},
 		},
 		{
 			name:    "a binary without build info",
