@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
@@ -35,6 +36,11 @@ func (f *File) Path() string { return f.path }
 
 // Read opens the file, its version the digest of what it holds.
 func (f *File) Read(ctx context.Context) (io.ReadCloser, Version, error) {
+	// A state is a regular file: a FIFO in its place would hold the open
+	// where no signal ends it.
+	if fi, err := os.Stat(f.path); err == nil && !fi.Mode().IsRegular() {
+		return nil, NoVersion, fmt.Errorf("%s is no regular file", f.path)
+	}
 	file, err := os.Open(f.path)
 	if err != nil {
 		return nil, NoVersion, err
@@ -93,11 +99,16 @@ func (f *File) Write(ctx context.Context, version Version, write func(io.Writer)
 }
 
 // Lock takes the flock of FILE.lock and writes holder into it. A local
-// lock is never stale: it ends with its process.
+// lock is never stale: it ends with its process. A folder of the path
+// that is not there yet is made, readable by its owner only, as a first
+// run with --state .wbsctl/state expects.
 func (f *File) Lock(ctx context.Context, holder Holder, _ time.Duration) (Lease, error) {
 	note, err := json.Marshal(holder)
 	if err != nil {
 		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		return nil, fmt.Errorf("the state's folder: %w", err)
 	}
 	unlock, err := filelock.TryLockAs(f.path, note)
 	for try := 0; errors.Is(err, filelock.ErrLocked); try++ {
