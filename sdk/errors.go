@@ -9,17 +9,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Sentinel errors for errors.Is. An *APIError matches the one that fits its
-// HTTP status; a *ValidationError matches ErrValidation.
+// HTTP status (and, for ErrDuplicate, its problem details); a
+// *ValidationError matches ErrValidation.
 var (
 	// ErrNotFound: the platform answered 404 (unknown element, or a page
 	// past the end of a list).
 	ErrNotFound = errors.New("not found")
 	// ErrUnauthorized: the platform answered 401, even after the SDK
-	// renewed the token once.
+	// replaced the rejected token (up to three new tokens for one call).
 	ErrUnauthorized = errors.New("unauthorized")
 	// ErrForbidden: the platform answered 403, for instance when a token of
 	// one integration calls another integration's endpoint.
@@ -27,8 +29,32 @@ var (
 	// ErrRateLimited: the platform answered 429 and the retries ran out.
 	ErrRateLimited = errors.New("rate limited")
 	// ErrValidation: the request broke a limit of the spec, found either by
-	// the SDK before sending (*ValidationError) or by the platform (400).
+	// the SDK before sending (*ValidationError) or by the platform (400,
+	// or 422), other than a create refused because its code exists, which
+	// is ErrDuplicate.
 	ErrValidation = errors.New("validation failed")
+	// ErrDuplicate: the platform refused a create because an element with
+	// its code exists, and left that element as it was; update it
+	// instead. The spec gives a create only a 400 and does not say how a
+	// 400 tells a code that exists from a malformed field, so ErrDuplicate
+	// matches every plausible answer to a create (POST .../wbs-elements):
+	//   - a 409 Conflict, with or without problem details;
+	//   - a 400 (or 422) whose problem details say the element exists: an
+	//     errors entry naming wbsElementCode (or no field) whose message
+	//     says so ("already exists"), the type's last segment
+	//     (…/duplicate, …/already-exists, …/conflict, RFC 9110's section
+	//     on 409), a code or reason member (WBS_ELEMENT_ALREADY_EXISTS),
+	//     the detail, title or message (`an element with code "P-1"
+	//     exists`, "duplicate", "must be unique", "já existe"), or a
+	//     status member of 409.
+	// Quoted text (the code itself) is not read. Text about JSON members,
+	// properties, parameters, headers or business organizations (a member
+	// or an organization given twice), or that denies existence ("does
+	// not exist"), does not count, nor does a problem whose errors all
+	// name other fields; a 400 without problem details is never a
+	// duplicate. A duplicate does not match ErrValidation; errors.As
+	// still finds the *APIError.
+	ErrDuplicate = errors.New("element exists")
 	// ErrInvalidCredentials: the token exchange refused the client id and
 	// secret. It is never retried.
 	ErrInvalidCredentials = errors.New("invalid credentials")
@@ -377,12 +403,248 @@ func (e *APIError) Is(target error) bool {
 	case ErrRateLimited:
 		return e.StatusCode == http.StatusTooManyRequests
 	case ErrValidation:
-		return e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnprocessableEntity
+		return (e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnprocessableEntity) && !e.duplicate()
+	case ErrDuplicate:
+		return e.duplicate()
 	case ErrInvalidCredentials:
 		return e.tokenExchange && (e.StatusCode == http.StatusBadRequest ||
 			e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden)
 	}
 	return false
+}
+
+// duplicate reports whether e is the refusal of a create because the
+// element exists: see ErrDuplicate.
+func (e *APIError) duplicate() bool {
+	if e.tokenExchange || !isCreate(e.Method, e.Path) {
+		return false
+	}
+	switch e.StatusCode {
+	case http.StatusConflict:
+		return true
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return e.Problem != nil && problemSaysExists(e.Problem, e.Message)
+	}
+	return false
+}
+
+// isCreate reports whether a request is a create of an element: a POST
+// to a path that ends in /wbs-elements. An APIError made by hand, without
+// method or path, is taken for one.
+func isCreate(method, path string) bool {
+	if method != "" && !strings.EqualFold(method, http.MethodPost) {
+		return false
+	}
+	path = strings.TrimRight(path, "/")
+	return path == "" || path == "wbs-elements" || strings.HasSuffix(path, "/wbs-elements")
+}
+
+// problemCodeMembers are the extension members read as a problem's code.
+var problemCodeMembers = []string{"code", "errorCode", "error_code", "reason"}
+
+// problemSaysExists reports whether a 400's problem says the element
+// exists, reading the members the spec shows (type, title, status,
+// detail) and those platforms commonly add (errors, a code, a message).
+func problemSaysExists(p *Problem, message string) bool {
+	var namesCode, namesOther bool
+	for _, fe := range p.FieldErrors {
+		switch {
+		case isCodeField(fe.Field):
+			namesCode = true
+			if saysExists(fe.Message) {
+				return true
+			}
+		case strings.Trim(fe.Field, "$./#") == "":
+			if saysExists(fe.Message) {
+				return true
+			}
+		default:
+			namesOther = true
+		}
+	}
+	if namesOther && !namesCode {
+		// The errors are of other fields, whatever the rest says.
+		return false
+	}
+	if p.Status == http.StatusConflict || typeSaysExists(p.Type) {
+		return true
+	}
+	for _, k := range problemCodeMembers {
+		var code string
+		if json.Unmarshal(p.Extensions[k], &code) == nil && saysExists(code) {
+			return true
+		}
+	}
+	return saysExists(p.Title) || saysExists(p.Detail) || saysExists(message)
+}
+
+// isCodeField reports whether a field error's field is the element's
+// code: wbsElementCode, as a name, a JSON pointer or a path
+// ($.wbsElementCode, body.wbsElementCode), in any case, or code alone.
+func isCodeField(field string) bool {
+	f := strings.ToLower(strings.TrimLeft(field, "$./#"))
+	if f == "code" || f == "wbselementcode" {
+		return true
+	}
+	return strings.HasSuffix(f, ".wbselementcode") || strings.HasSuffix(f, "/wbselementcode")
+}
+
+// typeSaysExists reads a problem type: RFC 9110's (or RFC 7231's) section
+// on 409, or a last segment (after the last /, # or :) whose words say
+// the element exists, such as duplicate, already-exists, conflict or
+// ElementAlreadyExists.
+func typeSaysExists(t string) bool {
+	lower := strings.ToLower(strings.TrimSpace(t))
+	if strings.HasSuffix(lower, "rfc9110#section-15.5.10") || strings.HasSuffix(lower, "rfc7231#section-6.5.8") {
+		return true
+	}
+	t = strings.TrimRight(t, "/")
+	if i := strings.LastIndexAny(t, "/#:"); i >= 0 {
+		t = t[i+1:]
+	}
+	return saysExists(t)
+}
+
+// maxReadForExists bounds the text saysExists reads.
+const maxReadForExists = 4 << 10
+
+// Words of saysExists, lower case.
+var (
+	// duplicateWords say a duplicate alone.
+	duplicateWords = wordSet("duplicate duplicated duplicates duplication duplicado duplicada duplicados duplicadas duplicidade conflict conflicts conflicting")
+	// alreadyWords, before a word of existsWords or alreadyWhat, say it
+	// exists.
+	alreadyWords = wordSet("already já ja ya")
+	alreadyWhat  = wordSet("exists exist existing existe existente taken used use registered present defined created cadastrado cadastrada registrado registrada")
+	// existsWords say it exists unless a negation comes just before.
+	existsWords = wordSet("exists existe")
+	negations   = wordSet("not no never longer doesn don didn isn wasn cannot nao não nenhum ningún ningun")
+	// uniqueBefore and uniqueAfter, next to unique, say a unique rule
+	// was broken: "must be unique", "not unique", "unique constraint".
+	uniqueBefore = wordSet("be is not non")
+	uniqueAfter  = wordSet("constraint violation violated violates index key")
+	// otherSubjects make a text about something else than the element:
+	// JSON members given twice, parameters, headers, organizations and
+	// their links.
+	otherSubjects = wordSet("member members property properties json attribute attributes parameter parameters param params header headers " +
+		"organization organizations organisation organisations organização organizações organizacao organizacoes organización organizaciones organizacion " +
+		"link links linked")
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// saysExists reports whether a text of the platform says that an element
+// exists; see ErrDuplicate.
+func saysExists(text string) bool {
+	if len(text) > maxReadForExists {
+		text = text[:maxReadForExists]
+	}
+	words := splitWords(stripQuoted(text))
+	for _, w := range words {
+		if otherSubjects[w] {
+			return false
+		}
+	}
+	near := func(i, from, to int, set map[string]bool) bool {
+		for j := max(i+from, 0); j <= min(i+to, len(words)-1); j++ {
+			if j != i && set[words[j]] {
+				return true
+			}
+		}
+		return false
+	}
+	for i, w := range words {
+		switch {
+		case duplicateWords[w]:
+			// "duplicate field" is a JSON member given twice.
+			if i+1 < len(words) && (words[i+1] == "field" || words[i+1] == "fields") {
+				continue
+			}
+			return true
+		case alreadyWords[w] && near(i, 1, 3, alreadyWhat):
+			return true
+		case existsWords[w] && !near(i, -3, -1, negations):
+			return true
+		case w == "unique" && (near(i, -1, -1, uniqueBefore) || near(i, 1, 1, uniqueAfter)):
+			return true
+		}
+	}
+	return false
+}
+
+// closingQuotes are the quotes stripQuoted knows, by their opening one.
+var closingQuotes = map[rune]rune{'"': '"', '`': '`', '\'': '\'', '“': '”', '‘': '’', '«': '»'}
+
+// stripQuoted leaves out what text quotes: values, such as the code of
+// the element ("DUPLICATE-1" is not a duplicate), and names. A single
+// quote counts only where it starts a word and ends one, so that
+// "doesn't" is left as it is.
+func stripQuoted(text string) string {
+	runes := []rune(text)
+	wordRune := func(i int) bool {
+		return i >= 0 && i < len(runes) && (unicode.IsLetter(runes[i]) || unicode.IsDigit(runes[i]))
+	}
+	var b strings.Builder
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		closing, ok := closingQuotes[r]
+		if ok && (r == '\'' || r == '‘') && wordRune(i-1) {
+			ok = false
+		}
+		end := -1
+		for j := i + 1; ok && j < len(runes); j++ {
+			if runes[j] == closing && !((closing == '\'' || closing == '’') && wordRune(j+1)) {
+				end = j
+				break
+			}
+		}
+		if end < 0 {
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteRune(' ')
+		i = end
+	}
+	return b.String()
+}
+
+// splitWords cuts text into lower-case words of letters and digits, at
+// every other character and where camel case starts a word:
+// "WBS_ELEMENT_ALREADY_EXISTS", "ElementAlreadyExists" and
+// "already-exists" all hold "already" and "exists".
+func splitWords(text string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	runes := []rune(text)
+	for i, r := range runes {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if len(cur) > 0 && unicode.IsUpper(r) {
+			prev := cur[len(cur)-1]
+			nextLower := i+1 < len(runes) && unicode.IsLower(runes[i+1])
+			// elementCode → element Code; WBSElement → WBS Element.
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
 }
 
 // newAPIError reads a non-2xx response body (at most maxErrorBody bytes of

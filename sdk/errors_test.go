@@ -83,3 +83,68 @@ func TestProblemPrintsReadably(t *testing.T) {
 		}
 	}
 }
+
+// The words saysExists reads: camel case, upper snake case and URI
+// segments split into words, quoted values left out, and an apostrophe
+// within a word kept.
+func TestDuplicateWords(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"WBS_ELEMENT_ALREADY_EXISTS", []string{"wbs", "element", "already", "exists"}},
+		{"ElementAlreadyExists", []string{"element", "already", "exists"}},
+		{"duplicateWBSElement", []string{"duplicate", "wbs", "element"}},
+		{"already-exists", []string{"already", "exists"}},
+		{"Já existe", []string{"já", "existe"}},
+	} {
+		if got := splitWords(tt.text); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitWords(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ text, want string }{
+		{`code "DUPLICATE" is too long`, "code   is too long"},
+		{"code 'EXISTS-1' doesn't fit", "code   doesn't fit"},
+		{"code `X` and “Y” and «Z»", "code   and   and  "},
+		{`an unclosed "quote`, `an unclosed "quote`},
+		{"it's the code's", "it's the code's"},
+	} {
+		if got := stripQuoted(tt.text); got != tt.want {
+			t.Errorf("stripQuoted(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	for text, want := range map[string]bool{
+		"already exists": true, "Element P-1 exists": true, "does not exist": false, "doesn't exist": false,
+		"no longer exists": false, "not unique": true, "a unique code of 1 to 30 characters": false,
+		"duplicate property 'x'": false, "Duplicate field 'wbsElementCode'": false, "duplicate entry 'P-1' for key 'PRIMARY'": true,
+		"organization already exists": false, `code "EXISTS"`: false, "": false,
+	} {
+		if got := saysExists(text); got != want {
+			t.Errorf("saysExists(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// A token exchange answered 409 or with a 400 that says "exists" is a
+// refused credential, never a duplicate; an APIError made by hand, with
+// no method or path, is read as a create.
+func TestDuplicateIsOfACreateOnly(t *testing.T) {
+	id := func(s string) string { return s }
+	body := []byte(`{"title":"Bad Request","status":400,"detail":"already exists"}`)
+	for _, status := range []int{400, 409} {
+		e := newAPIError("POST", "/v1/auth/tokens", status, http.Header{}, body, id)
+		e.tokenExchange = true
+		if e.Is(ErrDuplicate) {
+			t.Errorf("token exchange %d: matches ErrDuplicate", status)
+		}
+	}
+	if e := (&APIError{StatusCode: 409}); !e.Is(ErrDuplicate) || e.Is(ErrValidation) {
+		t.Errorf("a hand-made 409 is not read as a create's")
+	}
+	if e := (&APIError{StatusCode: 400}); e.Is(ErrDuplicate) || !e.Is(ErrValidation) {
+		t.Errorf("a hand-made 400 without problem details is not ErrValidation alone")
+	}
+	if e := newAPIError("POST", "/v1/wbs-elements", 400, http.Header{}, body, id); !e.Is(ErrDuplicate) || e.Is(ErrValidation) {
+		t.Errorf("a create's 400 that says it exists: %v", e)
+	}
+}

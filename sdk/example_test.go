@@ -160,8 +160,7 @@ func ExampleWBSElementsService_Create_createOrUpdate() {
 	req := &sdk.CreateWBSElementRequest{Code: "P-1", Description: sdk.Ptr("new")} // IsActive left out: active
 
 	_, err := c.WBSElements.Create(ctx, req)
-	var apiErr *sdk.APIError
-	if errors.Is(err, sdk.ErrOutcomeUnknown) || errors.As(err, &apiErr) && (apiErr.StatusCode == 400 || apiErr.StatusCode == 409) {
+	if errors.Is(err, sdk.ErrDuplicate) || errors.Is(err, sdk.ErrOutcomeUnknown) {
 		// What the create would have made: an element is active unless
 		// IsActive says false, and a description left out is left as it is.
 		upd := &sdk.UpdateWBSElementRequest{IsActive: sdk.Set(req.IsActive == nil || *req.IsActive)}
@@ -172,11 +171,11 @@ func ExampleWBSElementsService_Create_createOrUpdate() {
 		switch {
 		case uerr == nil:
 			err = nil // it existed, and now holds what req says
-		case errors.Is(uerr, sdk.ErrNotFound) && errors.Is(err, sdk.ErrOutcomeUnknown):
-			_, err = c.WBSElements.Create(ctx, req) // never made: make it
-		case !errors.Is(uerr, sdk.ErrNotFound):
+		case errors.Is(uerr, sdk.ErrNotFound):
+			_, err = c.WBSElements.Create(ctx, req) // never made, or deleted since: make it
+		default:
 			err = uerr
-		} // absent after a 400: the refusal was of the request, and err says why
+		}
 	}
 
 	el, _ := srv.Element("P-1")

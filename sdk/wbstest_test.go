@@ -76,7 +76,7 @@ func TestSixOperationsAgainstReferenceServer(t *testing.T) {
 	if err == nil {
 		_, err = c.WBSElements.Create(ctx, &sdk.CreateWBSElementRequest{Code: "DUP"})
 	}
-	if !errors.Is(err, sdk.ErrValidation) || !errors.As(err, &apiErr) || apiErr.Problem == nil {
+	if !errors.Is(err, sdk.ErrDuplicate) || errors.Is(err, sdk.ErrValidation) || !errors.As(err, &apiErr) || apiErr.Problem == nil {
 		t.Fatalf("duplicate create: %v", err)
 	}
 	if fe := apiErr.Problem.FieldErrors; len(fe) != 1 || fe[0].Field != "wbsElementCode" || fe[0].Message == "" {

@@ -26,6 +26,9 @@ const (
 	ExitPending    = 7
 	// ExitPlanStale is a saved plan the platform no longer matches.
 	ExitPlanStale = 8
+	// ExitExists is a create refused because the element exists
+	// (sdk.ErrDuplicate).
+	ExitExists = 9
 	// ExitInterrupted is the code of a command stopped by SIGINT: 128 +
 	// the signal's number, as a shell reports a process a signal ended.
 	// SIGTERM gives 143 by the same rule.
@@ -77,11 +80,15 @@ const ExitCodesHelp = `wbsctl exits with:
   2  usage: a flag, argument or option wbsctl cannot read
   3  not found: the element (or page) does not exist
   4  authentication or permission: no or refused credentials, 401, 403
-  5  validation: the platform answered 400, or a local check failed before sending
+  5  validation: the platform answered 400 (other than for a code that
+     exists), or a local check failed before sending
   6  partial failure: some items of a bulk operation failed, the others succeeded
   7  changes pending: a dry run found changes and was asked to say so
   8  plan stale: the platform changed since the saved plan of --plan was made,
      or another apply wrote its state since; nothing was sent
+  9  the element exists: a create of a code the platform holds (a 409, or a
+     400 that says so); change it with element update, or use apply, which
+     creates or updates
 130  interrupted by SIGINT; 143 by SIGTERM (128 + the signal's number, as a
      shell reports it). apply stops starting work, lets the requests in
      flight finish and says whether work is left: run it again to finish.
@@ -110,6 +117,27 @@ type PartialError struct {
 
 func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d of %d %s", e.Failed, e.Total, cmp.Or(e.What, "failed"))
+}
+
+// HintError is an error with the next step to take: PrintError writes
+// the error as it would without it, then "hint: " and the step, and -o
+// json adds it as "hint".
+type HintError struct {
+	Err  error
+	Hint string
+}
+
+func (e *HintError) Error() string { return e.Err.Error() }
+func (e *HintError) Unwrap() error { return e.Err }
+
+// hint is the next step to print after err: its HintError's, else one
+// for a TLS failure.
+func hint(err error) string {
+	var he *HintError
+	if errors.As(err, &he) && he.Hint != "" {
+		return he.Hint
+	}
+	return certificateHint(err)
 }
 
 // ExitCode maps the error of a command to the process's exit code.
@@ -141,6 +169,8 @@ func ExitCode(err error) int {
 	case errors.As(err, &auth), errors.Is(err, sdk.ErrUnauthorized), errors.Is(err, sdk.ErrForbidden), errors.Is(err, sdk.ErrInvalidCredentials),
 		clientCertificateRefused(err):
 		return ExitAuth
+	case errors.Is(err, sdk.ErrDuplicate):
+		return ExitExists
 	case errors.Is(err, sdk.ErrNotFound):
 		return ExitNotFound
 	case errors.Is(err, sdk.ErrValidation):
@@ -168,7 +198,7 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 		if errors.As(err, &ve) {
 			doc["violations"] = ve.Violations
 		}
-		if hint := certificateHint(err); hint != "" {
+		if hint := hint(err); hint != "" {
 			doc["hint"] = hint
 		}
 		var de DataError
@@ -207,9 +237,9 @@ func PrintError(w io.Writer, err error, asJSON bool) {
 		}
 	default:
 		fmt.Fprintf(w, "error: %s\n", output.EscapeLines(err.Error()))
-		if hint := certificateHint(err); hint != "" {
-			fmt.Fprintf(w, "hint: %s\n", hint)
-		}
+	}
+	if hint := hint(err); hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", output.EscapeLines(hint))
 	}
 }
 

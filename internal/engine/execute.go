@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -157,13 +156,13 @@ func (e *executor) runAll(ctx context.Context, plan *Plan, idx []int) {
 // settleLater keeps the create at i for the read-back when its outcome is
 // unknown, or when the platform refused it in a way that may mean the
 // element exists: a request of an earlier, killed run that committed
-// late, or another job's create. The spec does not type that refusal
-// (a 400 like any bad field, or a 409 on other platforms), so the
-// read-back decides: present is brought to the record, absent keeps the
-// refusal.
+// late, or another job's create. sdk.ErrDuplicate is such a refusal (a
+// 409, or a 400 whose problem says the element exists); a 400 the SDK
+// does not read as one may still be one on a platform that says so in
+// words it does not know, so the read-back decides for both: present is
+// brought to the record, absent keeps the refusal.
 func (e *executor) settleLater(i int, err error) bool {
-	var apiErr *sdk.APIError
-	refused := errors.Is(err, sdk.ErrValidation) || (errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusConflict)
+	refused := errors.Is(err, sdk.ErrDuplicate) || errors.Is(err, sdk.ErrValidation)
 	if !refused && !errors.Is(err, sdk.ErrOutcomeUnknown) {
 		return false
 	}

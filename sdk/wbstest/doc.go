@@ -27,7 +27,10 @@
 //     that is no integer as its default. A page past the end is a 200
 //     with empty data. The links of an unknown element: 404.
 //   - Elements are listed in creation order.
-//   - Creating a code that exists is a 400 (type .../duplicate).
+//   - Creating a code that exists is a 400 (type .../duplicate, errors
+//     naming wbsElementCode). WithDuplicateAnswer answers it as other
+//     platforms may: a 400 that says so only in its errors, its detail or
+//     a code member, or a 409 with or without problem details.
 //   - An update's businessOrganizations is merged into the links by
 //     default (OrgMerge), or replaces them (OrgReplace). An update's null
 //     description clears it; a null isActive or businessOrganizations
@@ -46,7 +49,8 @@
 //     30 s is a 408 problem and closes it. Headers over 64 KiB are a 431.
 //   - Problem types are https://wbstest.invalid/problems/{validation,
 //     malformed, duplicate, not-found, unauthorized, forbidden, too-large,
-//     timeout, injected}; every problem has a correlationId member, and a
+//     timeout, injected}, and about:blank for some answers of
+//     WithDuplicateAnswer; every problem has a correlationId member, and a
 //     400 for invalid fields lists them in errors: [{field, message}].
 //   - Every answer has an X-Correlation-Id header; an acknowledgement
 //     carries the same correlationId.

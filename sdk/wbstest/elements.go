@@ -58,9 +58,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, corr string) {
 	el.BusinessOrganizations = merge(nil, orgs)
 	s.mu.Lock()
 	if _, dup := s.elements[el.Code]; dup {
+		answer := s.duplicate
 		s.mu.Unlock()
-		problem(w, r, corr, http.StatusBadRequest, "duplicate", "Bad Request",
-			fmt.Sprintf("wbsElementCode: an element with code %q exists", el.Code), []fieldError{{"wbsElementCode", "already exists"}})
+		answerDuplicate(w, r, corr, answer, el.Code)
 		return
 	}
 	s.elements[el.Code] = el

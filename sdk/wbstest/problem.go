@@ -30,6 +30,11 @@ func problem(w http.ResponseWriter, r *http.Request, corr string, status int, ki
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="wbstest"`)
 	}
+	writeProblem(w, status, body)
+}
+
+// writeProblem writes body as an application/problem+json answer.
+func writeProblem(w http.ResponseWriter, status int, body map[string]any) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)

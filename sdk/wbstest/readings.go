@@ -210,3 +210,89 @@ func nextValue(style NextStyle, r *http.Request, number, size int, more bool) an
 	}
 	return u.String()
 }
+
+// DuplicateAnswer is what a create of a code that exists answers. The
+// spec gives a create only the status 400, and shows neither the problem
+// types nor how a 400 tells a code that exists from a malformed field;
+// other platforms answer 409 Conflict. Each answer is one plausible
+// platform.
+type DuplicateAnswer int
+
+const (
+	// DuplicateProblem is a 400 problem of type …/duplicate whose detail
+	// says the element exists and whose errors name wbsElementCode
+	// ("already exists"); the default.
+	DuplicateProblem DuplicateAnswer = iota
+	// DuplicateFieldErrors is a 400 validation problem as ASP.NET Core
+	// writes one: type …/validation, title "One or more validation
+	// errors occurred.", no detail, and errors an object of field names
+	// to messages: {"wbsElementCode": ["an element with code \"P-1\"
+	// already exists"]}.
+	DuplicateFieldErrors
+	// DuplicateDetail is a 400 problem of type about:blank, title "Bad
+	// Request", that says the element exists only in its detail.
+	DuplicateDetail
+	// DuplicateCode is a 400 problem of type about:blank whose detail says
+	// nothing of the cause and whose code member is
+	// "WBS_ELEMENT_ALREADY_EXISTS".
+	DuplicateCode
+	// DuplicateConflict is a 409 problem of type …/duplicate, title
+	// "Conflict".
+	DuplicateConflict
+	// DuplicateConflictBare is a 409 with an empty body.
+	DuplicateConflictBare
+)
+
+var duplicateAnswerNames = []string{"400", "400-errors", "400-detail", "400-code", "409", "409-bare"}
+
+func (d DuplicateAnswer) String() string { return name(duplicateAnswerNames, int(d)) }
+
+// DuplicateAnswers are every DuplicateAnswer, for tests that run a client
+// against each.
+func DuplicateAnswers() []DuplicateAnswer {
+	all := make([]DuplicateAnswer, len(duplicateAnswerNames))
+	for i := range all {
+		all[i] = DuplicateAnswer(i)
+	}
+	return all
+}
+
+// ParseDuplicateAnswer reads a DuplicateAnswer by its name: 400,
+// 400-errors, 400-detail, 400-code, 409 or 409-bare.
+func ParseDuplicateAnswer(s string) (DuplicateAnswer, error) {
+	i, err := parseName("duplicate answer", duplicateAnswerNames, s)
+	return DuplicateAnswer(i), err
+}
+
+// WithDuplicateAnswer sets what a create of a code that exists answers;
+// default DuplicateProblem.
+func WithDuplicateAnswer(d DuplicateAnswer) Option { return func(s *Server) { s.duplicate = d } }
+
+// answerDuplicate refuses the create of code, which exists, as answer
+// says.
+func answerDuplicate(w http.ResponseWriter, r *http.Request, corr string, answer DuplicateAnswer, code string) {
+	body := map[string]any{"status": http.StatusBadRequest, "instance": r.URL.Path, "correlationId": corr}
+	switch answer {
+	case DuplicateFieldErrors:
+		body["type"], body["title"] = problemTypeBase+"validation", "One or more validation errors occurred."
+		body["errors"] = map[string][]string{"wbsElementCode": {fmt.Sprintf("an element with code %q already exists", code)}}
+	case DuplicateDetail:
+		body["type"], body["title"] = "about:blank", "Bad Request"
+		body["detail"] = fmt.Sprintf("WBS element %q already exists.", code)
+	case DuplicateCode:
+		body["type"], body["title"] = "about:blank", "Bad Request"
+		body["detail"], body["code"] = "The request could not be processed.", "WBS_ELEMENT_ALREADY_EXISTS"
+	case DuplicateConflict:
+		problem(w, r, corr, http.StatusConflict, "duplicate", "Conflict",
+			fmt.Sprintf("wbsElementCode: an element with code %q exists", code), nil)
+		return
+	case DuplicateConflictBare:
+		w.WriteHeader(http.StatusConflict)
+		return
+	default:
+		problem(w, r, corr, http.StatusBadRequest, "duplicate", "Bad Request",
+			fmt.Sprintf("wbsElementCode: an element with code %q exists", code), []fieldError{{"wbsElementCode", "already exists"}})
+		return
+	}
+	writeProblem(w, http.StatusBadRequest, body)
+}

@@ -140,7 +140,64 @@ func TestParseReadings(t *testing.T) {
 			t.Errorf("ParsePastEnd(%q) = %v, %v", s, p, err)
 		}
 	}
+	for _, s := range duplicateAnswerNames {
+		if d, err := ParseDuplicateAnswer(s); err != nil || d.String() != s {
+			t.Errorf("ParseDuplicateAnswer(%q) = %v, %v", s, d, err)
+		}
+	}
 	if _, err := ParseNextStyle("link"); err == nil || !strings.Contains(err.Error(), "url, relative") {
 		t.Errorf("unknown style: %v", err)
+	}
+}
+
+// TestDuplicateAnswers checks the wire form of each answer to a create of
+// a code that exists, and that the element is left as it was.
+func TestDuplicateAnswers(t *testing.T) {
+	for _, tt := range []struct {
+		answer DuplicateAnswer
+		status int
+		// want are members of the body, nil for no body.
+		want map[string]any
+	}{
+		{DuplicateProblem, 400, map[string]any{"type": problemTypeBase + "duplicate", "status": float64(400),
+			"errors": []any{map[string]any{"field": "wbsElementCode", "message": "already exists"}}}},
+		{DuplicateFieldErrors, 400, map[string]any{"type": problemTypeBase + "validation", "title": "One or more validation errors occurred.",
+			"errors": map[string]any{"wbsElementCode": []any{`an element with code "D-1" already exists`}}}},
+		{DuplicateDetail, 400, map[string]any{"type": "about:blank", "detail": `WBS element "D-1" already exists.`}},
+		{DuplicateCode, 400, map[string]any{"type": "about:blank", "code": "WBS_ELEMENT_ALREADY_EXISTS", "detail": "The request could not be processed."}},
+		{DuplicateConflict, 409, map[string]any{"type": problemTypeBase + "duplicate", "title": "Conflict", "status": float64(409)}},
+		{DuplicateConflictBare, 409, nil},
+	} {
+		t.Run(tt.answer.String(), func(t *testing.T) {
+			srv := NewServer(WithDuplicateAnswer(tt.answer))
+			defer srv.Close()
+			tok := token(t, srv)
+			d := "first"
+			srv.Put(Element{Code: "D-1", Description: &d, IsActive: true})
+			code, m, h := call(t, srv, "POST", "/v1/wbs-elements", tok, `{"wbsElementCode":"D-1","description":"second"}`)
+			if code != tt.status || h.Get("X-Correlation-Id") == "" {
+				t.Fatalf("status %d, want %d; headers %v", code, tt.status, h)
+			}
+			if tt.want == nil {
+				if m != nil {
+					t.Fatalf("body %v, want none", m)
+				}
+			} else {
+				if ct := h.Get("Content-Type"); ct != "application/problem+json" || m["correlationId"] != h.Get("X-Correlation-Id") {
+					t.Errorf("Content-Type %q, body %v", ct, m)
+				}
+				for k, v := range tt.want {
+					if fmt.Sprint(m[k]) != fmt.Sprint(v) {
+						t.Errorf("%s = %#v, want %#v", k, m[k], v)
+					}
+				}
+			}
+			if el, _ := srv.Element("D-1"); el.Description == nil || *el.Description != "first" || srv.Stats().Creates != 0 {
+				t.Errorf("the element changed: %+v, %d creates", el, srv.Stats().Creates)
+			}
+		})
+	}
+	if got := DuplicateAnswers(); len(got) != len(duplicateAnswerNames) || got[len(got)-1] != DuplicateConflictBare {
+		t.Errorf("DuplicateAnswers() = %v", got)
 	}
 }

@@ -102,6 +102,7 @@ type Server struct {
 	hits        HitsMeaning
 	emptyStatus int
 	pastEnd     PastEnd
+	duplicate   DuplicateAnswer
 	rateLimit   int
 	rateWindow  RateWindow
 	seed        uint64

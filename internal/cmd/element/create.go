@@ -3,6 +3,8 @@ package element
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
@@ -71,8 +73,36 @@ func runCreate(ctx context.Context, o *CreateOptions) error {
 		return err
 	}
 	ack, err := c.WBSElements.Create(ctx, req)
+	if errors.Is(err, sdk.ErrDuplicate) {
+		return existsError(req.Code, err)
+	}
 	if err != nil {
 		return err
 	}
 	return printAck(o.IO, o.Printer, o.Mode().Structured(), "created", req.Code, ack)
+}
+
+// existsError is the platform's refusal of a create because the element
+// exists (sdk.ErrDuplicate, exit 9), with the next step: change it with
+// element update, or apply a file, which creates or updates.
+func existsError(code string, err error) error {
+	word := shellWord(code)
+	update := word + " …"
+	if strings.HasPrefix(code, "-") {
+		update = "… -- " + word // the flags first: after --, no word is one
+	}
+	return &cmdutil.HintError{
+		Err:  fmt.Errorf("%s exists: %w", word, err),
+		Hint: fmt.Sprintf(`change it with "wbsctl element update %s", or use "wbsctl apply -f FILE", which creates or updates`, update),
+	}
+}
+
+// shellWord is s as one word of a POSIX shell: as it is when it holds
+// only characters a shell takes literally, else in single quotes.
+func shellWord(s string) string {
+	const literal = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/@%+="
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !strings.ContainsRune(literal, r) }) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -104,7 +104,7 @@ func TestExitCodes(t *testing.T) {
 		err  string
 	}{
 		{"not found", []string{"element", "delete", "NOPE"}, cmdutil.ExitNotFound, "correlation id:"},
-		{"server validation", []string{"element", "create", "A"}, cmdutil.ExitValidation, `code "A" exists`},
+		{"exists", []string{"element", "create", "A"}, cmdutil.ExitExists, `hint: change it with "wbsctl element update A …"`},
 		{"local validation", []string{"element", "create", strings.Repeat("x", 31)}, cmdutil.ExitValidation, "wbsElementCode: is 31 characters long (limit: 1 to 30 characters)"},
 		{"partial", []string{"element", "delete", "A", "NOPE"}, cmdutil.ExitPartial, "1 of 2 failed"},
 		{"usage", []string{"element", "update", "A"}, cmdutil.ExitUsage, "nothing to update"},
