@@ -131,13 +131,16 @@ func (e *HintError) Error() string { return e.Err.Error() }
 func (e *HintError) Unwrap() error { return e.Err }
 
 // hint is the next step to print after err: its HintError's, else one
-// for a TLS failure.
+// for a TLS failure, else one for an error a first use meets.
 func hint(err error) string {
 	var he *HintError
 	if errors.As(err, &he) && he.Hint != "" {
 		return he.Hint
 	}
-	return certificateHint(err)
+	if h := certificateHint(err); h != "" {
+		return h
+	}
+	return nextStep(err)
 }
 
 // ExitCode maps the error of a command to the process's exit code.

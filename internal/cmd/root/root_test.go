@@ -19,7 +19,7 @@ func TestVersionHelpAndUsageCodes(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"version"}, cmdutil.ExitOK, "wbsctl dev (commit none, built unknown)\n"},
+		{[]string{"version"}, cmdutil.ExitOK, "wbsctl (devel) (commit none, built unknown)\n"},
 		{[]string{"help", "exit-codes"}, cmdutil.ExitOK, "7  changes pending"},
 		{[]string{"version", "extra"}, cmdutil.ExitUsage, ""},
 		{[]string{"serve", "--no-such-flag"}, cmdutil.ExitUsage, ""},
