@@ -9,12 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/template"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 	"github.com/olekukonko/tablewriter"
@@ -208,113 +204,6 @@ func (p *Printer) streamRow(row []string) error {
 	}
 	_, err := fmt.Fprintln(p.w, strings.Join(escapeRow(row), "\t"))
 	return err
-}
-
-// Escape writes what a terminal would act on, or would show as nothing,
-// as Go escapes (\x1b, \u202e, \u200b, \x9b for a byte that is not
-// UTF-8), so that text from a file or the platform reaches a terminal as
-// text: no escape sequence runs, no carriage return or newline splits a
-// line or a row, no right-to-left override reorders what follows, and
-// two codes that differ by an invisible character do not look alike.
-// Everything else is kept as it is. Every string from the platform or a
-// file that a command prints for people goes through Escape, or, written
-// as data to a terminal, through TerminalWriter.
-func Escape(s string) string { return escape(s, "") }
-
-// Quote is s quoted as Go quotes it, with Escape's characters escaped
-// too: strconv.Quote leaves the ones Go counts as printable, such as a
-// Hangul filler, as they are.
-func Quote(s string) string { return Escape(strconv.Quote(s)) }
-
-// EscapeLines is Escape for a message of several lines: its newlines and
-// tabs are kept, everything else escaped.
-func EscapeLines(s string) string { return escape(s, "\n\t") }
-
-func escape(s, keep string) string {
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return unsafeOnTerminal(r) && !strings.ContainsRune(keep, r) }) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case unsafeOnTerminal(r) && !strings.ContainsRune(keep, r):
-			q := strconv.QuoteRune(r) // \x1b, \a, \u202e
-			if q[1] != '\\' {
-				q = fmt.Sprintf("'\\u%04x'", r) // a Hangul filler, which Go prints
-			}
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// unsafeOnTerminal reports whether a terminal acts on r instead of
-// showing it, or shows nothing for it: C0 controls, DEL, C1 controls,
-// the line and paragraph separators, the format characters (among them
-// the bidi controls, zero-width spaces and joiners, the word joiner and
-// the byte order mark) and the Hangul fillers, which show as blanks of no
-// letter.
-func unsafeOnTerminal(r rune) bool {
-	switch {
-	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-		return true
-	case r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0:
-		return true
-	}
-	return r > 0x9f && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r))
-}
-
-// TerminalWriter returns a writer to a terminal that passes data on with
-// every character a terminal would act on or show as nothing, other than
-// newline and tab, written as a \uXXXX escape (a pair of them above
-// U+FFFF): in JSON that is the same string, and in YAML, CSV, plain rows,
-// --jq and --template output it is text to read. A byte that is not
-// UTF-8 is written as \xNN. Data written to a pipe or a file stays
-// exact: use w there.
-func TerminalWriter(w io.Writer) io.Writer { return &terminalWriter{w: w} }
-
-type terminalWriter struct {
-	w    io.Writer
-	tail []byte // an incomplete UTF-8 sequence held for the next Write
-}
-
-func (t *terminalWriter) Write(b []byte) (int, error) {
-	n := len(b)
-	if len(t.tail) > 0 {
-		b = append(t.tail, b...)
-		t.tail = nil
-	}
-	var out []byte
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1 && !utf8.FullRune(b[i:]):
-			t.tail = append([]byte(nil), b[i:]...)
-			i = len(b)
-			continue
-		case r == utf8.RuneError && size == 1:
-			out = fmt.Appendf(out, "\\x%02x", b[i])
-		case r != '\n' && r != '\t' && unsafeOnTerminal(r):
-			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
-				out = fmt.Appendf(out, "\\u%04x\\u%04x", r1, r2)
-			} else {
-				out = fmt.Appendf(out, "\\u%04x", r)
-			}
-		default:
-			out = append(out, b[i:i+size]...)
-		}
-		i += size
-	}
-	if _, err := t.w.Write(out); err != nil {
-		return 0, err
-	}
-	return n, nil
 }
 
 func escapeRow(row []string) []string {

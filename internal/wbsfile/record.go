@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/wbsctl/wbsctl/internal/codeindex"
@@ -181,13 +182,28 @@ func ParseWith(r io.Reader, f Format, opts ReadOptions) (*File, error) {
 // ParseBytes is ParseWith of a file already read, which it does not copy
 // or change.
 func ParseBytes(data []byte, f Format, opts ReadOptions) (*File, error) {
+	return ParseBytesChecked(data, f, opts, Checks{})
+}
+
+// Checks relax the checks of a file's records, for a platform whose data
+// is not what a file should hold.
+type Checks struct {
+	// AllowInvisibleCodes lets a wbsElementCode hold a character that
+	// shows as nothing or reorders what is shown (invisibleRune): the
+	// platform's codes may hold them. Without it such a record is
+	// invalid, so that a code never looks like another.
+	AllowInvisibleCodes bool
+}
+
+// ParseBytesChecked is ParseBytes with the checks of checks relaxed.
+func ParseBytesChecked(data []byte, f Format, opts ReadOptions, checks Checks) (*File, error) {
 	if err := checkParse(f, opts); err != nil {
 		return nil, err
 	}
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileBytes)
 	}
-	p := &parser{file: &File{}, opts: opts}
+	p := &parser{file: &File{}, opts: opts, checks: checks}
 	if f == FormatXLSX {
 		p.check(p.xlsx(data))
 		return p.file, nil
@@ -218,6 +234,7 @@ type parser struct {
 	bad     map[string]int
 	unnamed map[int]bool
 	opts    ReadOptions
+	checks  Checks
 	// sheet is the workbook's sheet read, and columns the column of each
 	// field in it, to name the cell of a problem; nil in a text file.
 	sheet   *sheetPlace
@@ -296,6 +313,9 @@ func (p *parser) check(recs []Record) {
 				}
 			}
 		}
+		if c := invisibleRune(r.Code); c >= 0 && !p.checks.AllowInvisibleCodes {
+			p.recordProblem(&recs[i], Problem{Line: int(r.Line), Field: "wbsElementCode", Message: invisibleMessage(c)})
+		}
 		if f, dup := repeats[i]; dup && r.Code != "" {
 			line := int(recs[f].Line)
 			msg := fmt.Sprintf("the same code is on line %d", line)
@@ -341,6 +361,58 @@ func (p *parser) columnOf(field string) int {
 		return -1
 	}
 	return col
+}
+
+// invisibleRune is the first character of code that shows as nothing or
+// reorders what is shown, or -1 when it holds none: a code point of
+// Unicode's Default_Ignorable_Code_Point property, assigned or not (the
+// zero-width space, joiners, the soft hyphen, the combining grapheme
+// joiner, the variation selectors, the Hangul fillers, the tags), and
+// among them the bidi controls (U+061C, U+200E, U+200F, U+202A..202E,
+// U+2066..2069). "P-1" and "P-1" followed by U+034F look the same in
+// every table, diff and page; the platform would hold two elements.
+func invisibleRune(code string) rune {
+	for i := 0; i < len(code); i++ {
+		if code[i] >= utf8.RuneSelf {
+			for _, r := range code[i:] {
+				if defaultIgnorable(r) || bidiControl(r) {
+					return r
+				}
+			}
+			break
+		}
+	}
+	return -1
+}
+
+// invisibleMessage is the problem of a code that holds r (invisibleRune).
+func invisibleMessage(r rune) string {
+	const allow = " (--allow-invisible-codes lets such codes through)"
+	if bidiControl(r) {
+		return fmt.Sprintf("holds the bidi control %U, which reorders what is shown around it%s", r, allow)
+	}
+	return fmt.Sprintf("holds the invisible character %U, so that it would look like a code without it%s", r, allow)
+}
+
+// defaultIgnorable reports whether r has Unicode's
+// Default_Ignorable_Code_Point property, derived from the unicode
+// package's tables as DerivedCoreProperties.txt derives it:
+// Other_Default_Ignorable_Code_Point + Cf + Variation_Selector -
+// White_Space - FFF9..FFFB - 13430..13440 (1343F in Unicode 15.0) -
+// Prepended_Concatenation_Mark. Other_Default_Ignorable_Code_Point holds
+// the code points kept unassigned for more of them, so they count too.
+// internal/output escapes the same code points on a terminal.
+func defaultIgnorable(r rune) bool {
+	return r >= 0xad && unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector) &&
+		!unicode.Is(unicode.White_Space, r) && !(r >= 0xfff9 && r <= 0xfffb) && !(r >= 0x13430 && r <= 0x13440) &&
+		!unicode.Is(unicode.Prepended_Concatenation_Mark, r)
+}
+
+// bidiControl reports whether r is one of the bidi controls, which
+// reorder the text around them: ALM, LRM, RLM, the embeddings and
+// overrides and the isolates.
+func bidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 func firstInvalid(b []byte) int {

@@ -166,7 +166,9 @@ const (
 	checkInvalidValue = "wbsctl/invalid-value"
 	// checkTooLong: text longer than the spec allows.
 	checkTooLong = "wbsctl/too-long"
-	// checkControlCharacter: text with a control character.
+	// checkControlCharacter: text with a control character, or a code
+	// with a character that shows as nothing or a bidi control (refused
+	// unless --allow-invisible-codes).
 	checkControlCharacter = "wbsctl/control-character"
 	// checkDuplicateCode: a code given by another record too.
 	checkDuplicateCode = "wbsctl/duplicate-code"
@@ -199,7 +201,7 @@ func checkName(p wbsfile.Problem) string {
 		return checkMissingValue
 	case starts("is ") && holds(" characters long (limit"):
 		return checkTooLong
-	case starts("holds the control character"):
+	case starts("holds the control character", "holds the invisible character", "holds the bidi control"):
 		return checkControlCharacter
 	case starts("cannot be read as a workbook", "cannot read the workbook", "cannot read the sheet",
 		"the workbook ", "every sheet of the workbook", "the sheet has more than",

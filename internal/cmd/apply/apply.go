@@ -77,6 +77,9 @@ type Options struct {
 	// Sheet, Delimiter and Encoding say how to read the file where its
 	// bytes do not.
 	Sheet, Delimiter, Encoding string
+	// AllowInvisibleCodes accepts codes that hold a character that shows
+	// as nothing or a bidi control, which are otherwise invalid records.
+	AllowInvisibleCodes bool
 	// Stop, when closed, stops starting new work (SIGINT, SIGTERM).
 	Stop <-chan struct{}
 	// signal is the signal that closed Stop.
@@ -169,6 +172,7 @@ place; the folder is left as it is.`,
 	fl.BoolVar(&opts.Prune, "prune", false, "delete the elements the file does not name (only when nothing else failed)")
 	fl.BoolVar(&opts.Yes, "yes", false, "do not ask before pruning")
 	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave invalid records out instead of stopping")
+	fl.BoolVar(&opts.AllowInvisibleCodes, "allow-invisible-codes", false, "accept codes that hold a character that shows as nothing or a bidi control (U+200B, U+034F, U+202E...): the platform's codes may hold them")
 	fl.BoolVar(&opts.Check, "check", false, "check the file only, with no credential and no request: its problems, and exit 5 when it has any")
 	fl.IntVar(&opts.MaxDeletes, "max-deletes", -1, "refuse a plan that deletes more than `N` elements, with nothing sent (exit 2); required by --prune with -f -")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight at most")
@@ -552,7 +556,7 @@ func readFile(o *Options) (*wbsfile.File, string, error) {
 	if err := read.Check(format); err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	parsed, err := wbsfile.ParseBytes(data, format, read)
+	parsed, err := wbsfile.ParseBytesChecked(data, format, read, wbsfile.Checks{AllowInvisibleCodes: o.AllowInvisibleCodes})
 	if err != nil {
 		return nil, "", err
 	}

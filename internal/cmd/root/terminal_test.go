@@ -122,7 +122,7 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 	}
 	for _, o := range []string{"table", "json", "yaml"} {
 		runs = append(runs,
-			terminalRun{[]string{"apply", "-f", file, "--dry-run", "-o", o}, true},
+			terminalRun{[]string{"apply", "-f", file, "--allow-invisible-codes", "--dry-run", "-o", o}, true},
 			terminalRun{[]string{"apply", "-f", bad, "-o", o}, true},
 			terminalRun{[]string{"element", "create", "HOSTILE", "-o", o}, true},
 			terminalRun{[]string{"element", "delete", "HOSTILE", "-o", o}, true},
@@ -139,9 +139,9 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 	runs = append(runs,
 		terminalRun{[]string{"flow", "execute", "7", "--data", "{}"}, true},
 		terminalRun{[]string{"apply", "-f", badCSV}, true},
-		terminalRun{[]string{"apply", "-f", file, "--dry-run", "--out", plan}, true},
+		terminalRun{[]string{"apply", "-f", file, "--allow-invisible-codes", "--dry-run", "--out", plan}, true},
 		terminalRun{[]string{"apply", "--plan", plan, "--dry-run"}, true},
-		terminalRun{[]string{"apply", "-f", file, "--report", filepath.Join(dir, "r.ndjson")}, false},
+		terminalRun{[]string{"apply", "-f", file, "--allow-invisible-codes", "--report", filepath.Join(dir, "r.ndjson")}, false},
 		terminalRun{[]string{"api", "/v1/raw"}, true},
 		terminalRun{[]string{"api", "-i", "/v1/raw"}, true},
 		terminalRun{[]string{"api", "/v1/problem"}, true},
