@@ -220,7 +220,11 @@ func runApply(ctx context.Context, o *Options) error {
 	}
 	parsed, digest := &wbsfile.File{}, ""
 	if o.Plan == "" {
-		if parsed, digest, err = readFile(o); err != nil {
+		err = o.unlessStopped("-f "+o.File, func() (err error) {
+			parsed, digest, err = readFile(o)
+			return err
+		})
+		if err != nil {
 			if problems := (*problemsError)(nil); errors.As(err, &problems) {
 				reportProblems(o, problems)
 			}
@@ -274,9 +278,14 @@ func runApply(ctx context.Context, o *Options) error {
 		defer in.State.Close()
 	}
 	if o.Plan != "" {
-		if in.Saved, err = readSavedPlan(o, c); err != nil {
+		var saved *engine.SavedPlan
+		if err := o.unlessStopped("--plan "+o.Plan, func() (err error) {
+			saved, err = readSavedPlan(o, c)
+			return err
+		}); err != nil {
 			return err
 		}
+		in.Saved = saved
 	}
 	var done, failed atomic.Int64
 	// The progress lines end, their goroutine gone, before anything else
@@ -591,8 +600,11 @@ func readFile(o *Options) (*wbsfile.File, string, error) {
 // run, without a request: what a reviewer reads is what --plan would
 // carry out, if the platform still holds what the plan found.
 func printSavedPlan(o *Options, c *sdk.Client) error {
-	saved, err := readSavedPlan(o, c)
-	if err != nil {
+	var saved *engine.SavedPlan
+	if err := o.unlessStopped("--plan "+o.Plan, func() (err error) {
+		saved, err = readSavedPlan(o, c)
+		return err
+	}); err != nil {
 		return err
 	}
 	plan := saved.Plan()
@@ -623,6 +635,25 @@ func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
 	}
 	collectSoonerForLargeFiles(len(saved.Steps))
 	return saved, nil
+}
+
+// unlessStopped runs read, and returns when it does or when Stop closes.
+// Opening or reading a file can wait for ever (a FIFO with no writer, a
+// terminal, a hung network share) where no signal reaches it: the first
+// SIGINT or SIGTERM ends the wait, with nothing sent, and the read is
+// left to the process's end.
+func (o *Options) unlessStopped(what string, read func() error) error {
+	if o.Stop == nil {
+		return read()
+	}
+	done := make(chan error, 1)
+	go func() { done <- read() }()
+	select {
+	case err := <-done:
+		return err
+	case <-o.Stop:
+		return fmt.Errorf("%w while reading %s: nothing was sent", o.interrupted(), output.Escape(what))
+	}
 }
 
 // onSignals sets o.Stop to close on the first SIGINT or SIGTERM and

@@ -303,6 +303,11 @@ func appendWithinLimit(name string, write func(io.Writer) error) (err error) {
 	if err != nil {
 		return err
 	}
+	if !fi.Mode().IsRegular() {
+		// A FIFO or a device would take the summary, or wait for a
+		// reader, where GitHub gives a file.
+		return fmt.Errorf("%s is no regular file", output.Escape(name))
+	}
 	if room := stepSummaryLimit - stepSummaryMargin - fi.Size(); room >= stepSummaryMinRoom {
 		return write(&budgetWriter{w: f, room: int(room)})
 	}
