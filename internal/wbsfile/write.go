@@ -3,11 +3,14 @@ package wbsfile
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/wbsctl/wbsctl/internal/notation"
+	"github.com/wbsctl/wbsctl/sdk"
 	"gopkg.in/yaml.v3"
 )
 
@@ -92,8 +95,13 @@ func NewRecordWriterWith(w io.Writer, f Format, opts WriteOptions) (*RecordWrite
 	return rw, nil
 }
 
-// Write writes r, every field stated.
+// Write writes r, every field stated. A record that the file could not
+// hold, or that apply would refuse to read back, is refused before any of
+// it is written: its code, the field and the character are named.
 func (rw *RecordWriter) Write(r Record) error {
+	if err := checkWritable(r); err != nil {
+		return err
+	}
 	rw.n++
 	active := r.IsActive == nil || *r.IsActive
 	switch rw.f {
@@ -133,6 +141,50 @@ func (rw *RecordWriter) Write(r Record) error {
 	_, err = rw.w.Write(b)
 	return err
 }
+
+// checkWritable refuses a record that apply would refuse on reading it
+// back (parser.check): text that is not UTF-8, a control character in its
+// code, description or organizations (a tab and a line break too), a
+// length beyond the spec's. Written, it would have apply refuse the whole
+// file, so that the export could not be applied back.
+func checkWritable(r Record) error {
+	notUTF8 := func(field, s string) error {
+		return &UnwritableError{Code: r.Code, Err: fmt.Errorf("the element %q: its %s holds the byte %#02x, which is not UTF-8: apply refuses it", r.Code, field, s[firstInvalid([]byte(s))])}
+	}
+	if !utf8.ValidString(r.Code) {
+		return notUTF8("wbsElementCode", r.Code)
+	}
+	if d := deref(r.Description); !utf8.ValidString(d) {
+		return notUTF8("description", d)
+	}
+	for i, o := range r.Organizations {
+		if !utf8.ValidString(o.Code) {
+			return notUTF8(fmt.Sprintf("businessOrganizations[%d].code", i), o.Code)
+		}
+		if !utf8.ValidString(o.EntityType) {
+			return notUTF8(fmt.Sprintf("businessOrganizations[%d].entityType", i), o.EntityType)
+		}
+	}
+	req := r.CreateRequest()
+	req.Description = r.Description
+	var ve *sdk.ValidationError
+	if err := req.Validate(); err == nil || !errors.As(err, &ve) || len(ve.Violations) == 0 {
+		return err
+	}
+	v := ve.Violations[0]
+	return &UnwritableError{Code: r.Code, Err: fmt.Errorf("the element %q: its %s %s (limit: %s), which apply refuses: change it on the platform to export it", r.Code, v.Field, v.Message, v.Limit)}
+}
+
+// UnwritableError is a record a RecordWriter refused, having written
+// nothing of it: the file could not hold it, or apply would refuse it on
+// reading the file back. The file stays whole without it.
+type UnwritableError struct {
+	Code string
+	Err  error
+}
+
+func (e *UnwritableError) Error() string { return e.Err.Error() }
+func (e *UnwritableError) Unwrap() error { return e.Err }
 
 // Close ends the file and passes on what is buffered. A workbook is
 // written whole only here: its rows wait in a temporary file until then.

@@ -149,31 +149,81 @@ func TestCSVWriteOptions(t *testing.T) {
 }
 
 // A character a workbook cannot hold is refused by its element and field,
-// not written as another.
+// not written as another: in a code, apply --prune of the workbook would
+// delete the element and create one of another code.
 func TestWorkbookRefusesWhatXMLCannotHold(t *testing.T) {
+	desc := func(s string) *string { return &s }
 	for _, tt := range []struct {
-		desc, want string
+		rec  Record
+		want string
 	}{
-		{"a\uffffb", `the element "U-1": its description holds U+FFFF, which a workbook cannot hold: export it as CSV or JSON`},
-		{"a\ufffeb", `its description holds U+FFFE`},
-		{"a\x01b", `its description holds U+0001`},
-		{"a\xffb", `its description holds U+00FF`},
+		{Record{Code: "U-1", Description: desc("a\uffffb")}, `the element "U-1": its description holds U+FFFF, which a workbook cannot hold: export it as CSV or JSON`},
+		{Record{Code: "U-1", Description: desc("a\ufffeb")}, `the element "U-1": its description holds U+FFFE`},
+		{Record{Code: "P-1\ufffe"}, `the element "P-1\ufffe": its wbsElementCode holds U+FFFE, which a workbook cannot hold`},
+		{Record{Code: "\uffff"}, `the element "\uffff": its wbsElementCode holds U+FFFF`},
+		{Record{Code: "U-2", OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company\ufffe"}}},
+			`the element "U-2": its businessOrganizations holds U+FFFE`},
+		{Record{Code: "U-3", OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "10\uffff", EntityType: "company"}}},
+			`the element "U-3": its businessOrganizations holds U+FFFF`},
 	} {
 		var buf bytes.Buffer
 		w, err := NewRecordWriter(&buf, FormatXLSX)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = w.Write(Record{Code: "U-1", Description: &tt.desc})
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%q: %v, want %q", tt.desc, err, tt.want)
+		if err := w.Write(tt.rec); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.rec.Code, err, tt.want)
 		}
 		w.Close()
 	}
-	// Tabs and line breaks are text.
+	// Noncharacters beyond the first plane, U+FFFD and text that XML
+	// escapes are text a workbook holds.
+	recs := []Record{{Code: "U-4\U0001fffe\U0010ffff\ufdd0\ufffd", Description: desc("<&>]]>_x0041_"), OrganizationsSet: true,
+		Organizations: []sdk.BusinessOrganization{{Code: "\ufdef", EntityType: "\U0010fffe"}}}}
 	var buf bytes.Buffer
-	desc := "a\tb\nc"
-	if err := Write(&buf, FormatXLSX, []Record{{Code: "U-1", Description: &desc}}); err != nil {
+	if err := Write(&buf, FormatXLSX, recs); err != nil {
 		t.Fatal(err)
+	}
+	back, err := Parse(&buf, FormatXLSX)
+	if err != nil || len(back.Problems) > 0 || !sameRecords(recs, back.Records) {
+		t.Fatalf("%v %v %q", err, back.Problems, printRecords(back.Records))
+	}
+}
+
+// A record that apply would refuse to read back is refused in every
+// format, by its code, its field and the character, before any of it is
+// written: a control character (tabs and line breaks too), a code longer
+// than the spec's, text that is not UTF-8.
+func TestWritersRefuseWhatApplyRefuses(t *testing.T) {
+	desc := func(s string) *string { return &s }
+	for _, tt := range []struct {
+		rec  Record
+		want string
+	}{
+		{Record{Code: "U-1", Description: desc("a\x01b")}, `the element "U-1": its description holds the control character U+0001`},
+		{Record{Code: "U-1", Description: desc("a\tb\nc")}, `the element "U-1": its description holds the control character U+0009`},
+		{Record{Code: "U-2\x1b[31m"}, `the element "U-2\x1b[31m": its wbsElementCode holds the control character U+001B`},
+		{Record{Code: "U-3", OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "1", EntityType: "comp\u0085any"}}},
+			`the element "U-3": its businessOrganizations[0].entityType holds the control character U+0085`},
+		{Record{Code: strings.Repeat("x", 31)}, `its wbsElementCode is 31 characters long (limit: 1 to 30 characters)`},
+		{Record{Code: "U-4", Description: desc("a\xffb")}, `the element "U-4": its description holds the byte 0xff, which is not UTF-8`},
+		{Record{Code: "U-5", OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "1", EntityType: ""}}},
+			`the element "U-5": its businessOrganizations[0].entityType is empty`},
+	} {
+		for _, f := range []Format{FormatCSV, FormatJSON, FormatNDJSON, FormatYAML, FormatXLSX} {
+			var buf bytes.Buffer
+			w, err := NewRecordWriter(&buf, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := buf.Len()
+			if err := w.Write(tt.rec); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s %q: %v, want %q", f, tt.rec.Code, err, tt.want)
+			}
+			if buf.Len() != before {
+				t.Errorf("%s %q: part of the record was written: %q", f, tt.rec.Code, buf.String())
+			}
+			w.Close()
+		}
 	}
 }

@@ -50,7 +50,7 @@ func (ww *workbookWriter) write(code, description string, active bool, organizat
 	}
 	for _, f := range []struct{ name, text string }{{"wbsElementCode", code}, {"description", description}, {"businessOrganizations", organizations}} {
 		if r, ok := notInXML(f.text); ok {
-			return fmt.Errorf("the element %q: its %s holds %U, which a workbook cannot hold: export it as CSV or JSON", code, f.name, r)
+			return &UnwritableError{Code: code, Err: fmt.Errorf("the element %q: its %s holds %U, which a workbook cannot hold: export it as CSV or JSON", code, f.name, r)}
 		}
 	}
 	ww.rows++

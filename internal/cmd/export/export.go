@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -85,6 +86,10 @@ export stopped.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "", "file format: csv, json, ndjson, yaml or xlsx (default csv)")
+	// What -o meant before --format, kept hidden for one release; the
+	// warning says so where it is used.
+	cmd.Flags().StringVarP(&f.Global.Output, "output", "o", "", "the file format: use --format")
+	_ = cmd.Flags().MarkHidden("output")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().IntVar(&opts.PageSize, "page-size", 100, "items per page of the reads: the largest the platform answers costs the fewest requests")
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", 4, "reads of organizations in flight")
@@ -103,7 +108,20 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	n, last, err := export(ctx, c, o.PageSize, o.Concurrency, w.Write)
+	// An element the file cannot hold, or that apply would refuse, is
+	// left out and named; the others are written, and the export ends
+	// as a partial one (exit 6).
+	var skipped []string
+	write := func(r wbsfile.Record) error {
+		err := w.Write(r)
+		if unwritable := (*wbsfile.UnwritableError)(nil); errors.As(err, &unwritable) {
+			fmt.Fprintf(o.IO.ErrOut, "error: %s\n", output.EscapeLines(err.Error()))
+			skipped = append(skipped, r.Code)
+			return nil
+		}
+		return err
+	}
+	n, last, err := export(ctx, c, o.PageSize, o.Concurrency, write)
 	// What was written is a whole file, ended, whatever stopped it.
 	if cerr := w.Close(); err == nil {
 		err = cerr
@@ -116,6 +134,9 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 	}
 	if err != nil {
 		return fmt.Errorf("export stopped before the first element: %w", err)
+	}
+	if len(skipped) > 0 {
+		return &cmdutil.PartialError{Failed: len(skipped), Total: n, What: "elements were left out of the export, named above; the others were written"}
 	}
 	return nil
 }

@@ -134,7 +134,10 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 		)
 	}
 	for _, o := range []string{"csv", "json", "yaml", "ndjson"} {
-		runs = append(runs, terminalRun{[]string{"export", "--format", o}, true})
+		// export leaves out, and names, elements whose description
+		// holds a control character (apply would refuse them): the
+		// names are checked, and show no data.
+		runs = append(runs, terminalRun{[]string{"export", "--format", o}, false})
 	}
 	runs = append(runs,
 		terminalRun{[]string{"flow", "execute", "7", "--data", "{}"}, true},
