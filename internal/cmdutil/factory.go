@@ -43,7 +43,8 @@ type Factory struct {
 	requests requestCounter
 }
 
-// GlobalOptions are the flags every command takes.
+// GlobalOptions are the flags every command takes, and the output flags
+// of those that print data (AddOutputFlags).
 type GlobalOptions struct {
 	Profile      string
 	BaseURL      string
@@ -74,17 +75,12 @@ func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	fl.StringVar(&g.Profile, "profile", "", "`NAME` of a profile saved by wbsctl auth login (env WBSCTL_PROFILE)")
 	fl.StringVar(&g.BaseURL, "base-url", "", "platform base URL (env WBSCTL_BASE_URL)")
 	fl.StringVar(&g.ClientID, "client-id", "", "integration client id (env WBSCTL_CLIENT_ID)")
-	fl.StringVarP(&g.Output, "output", "o", "", "output format: table, json, yaml, csv, ndjson; markdown for apply (default: table on a terminal, tab-separated on a pipe)")
-	fl.BoolVar(&g.NoHeaders, "no-headers", false, "leave out the header row")
-	fl.StringVar(&g.JQ, "jq", "", "filter the JSON output with a jq expression")
-	fl.StringVar(&g.Template, "template", "", "render the JSON output with a Go template")
 	fl.BoolVar(&g.Debug, "debug", false, "log each HTTP attempt on stderr, secrets redacted (env WBSCTL_DEBUG=1)")
 	fl.BoolVar(&g.InsecureHTTP, "insecure-http", false, "allow credentials over plain HTTP to a host other than loopback")
 	fl.StringVar(&g.CAFile, "ca-file", "", "PEM `FILE` of extra certificate authorities to trust, such as a corporate one (env WBSCTL_CA_FILE)")
 	fl.StringVar(&g.ClientCert, "client-cert", "", "client certificate (PEM `FILE`) for a platform that requires mutual TLS (env WBSCTL_CLIENT_CERT)")
 	fl.StringVar(&g.ClientKey, "client-key", "", "private key (PEM `FILE`) of --client-cert (env WBSCTL_CLIENT_KEY)")
 	fl.DurationVar(&g.RequestTimeout, "request-timeout", 0, "bound each HTTP attempt, such as 10s (default 30s; env WBSCTL_REQUEST_TIMEOUT)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml", "csv", "ndjson"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		cfg, _, err := f.Config()
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,10 +38,23 @@ type Store interface {
 // ErrNotFound: the store holds no secret for the account.
 var ErrNotFound = errors.New("no secret stored")
 
+// keyringUnavailable is what ErrKeyringUnavailable says before its advice.
+const keyringUnavailable = "the OS keyring is not available (no D-Bus session)"
+
 // ErrKeyringUnavailable: no Secret Service (or equivalent) can be reached.
-var ErrKeyringUnavailable = errors.New("the OS keyring is not available (no D-Bus session); " +
+var ErrKeyringUnavailable = errors.New(keyringUnavailable + "; " +
 	"set WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET in the environment instead, " +
 	"or log in with --insecure-storage to keep the secret in a 0600 file")
+
+// WithoutAdvice is err's message with the advice of ErrKeyringUnavailable
+// left out, for a message that gives the ways out itself and would
+// otherwise say them twice.
+func WithoutAdvice(err error) string {
+	if errors.Is(err, ErrKeyringUnavailable) {
+		return strings.Replace(err.Error(), ErrKeyringUnavailable.Error(), keyringUnavailable, 1)
+	}
+	return err.Error()
+}
 
 // Keyring is the OS keyring through github.com/zalando/go-keyring, every
 // call bounded by Timeout: a locked collection can make it wait forever.

@@ -151,7 +151,7 @@ and 403, 3 for 404, 5 for 400, 1 otherwise.`,
 	fl.IntVar(&opts.PageSize, "page-size", 0, "with --paginate: items per page (default the pageSize of PATH's query, else 100)")
 	fl.IntVar(&opts.MaxPages, "max-pages", defaultMaxPages, "with --paginate: stop with an error after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "0", "requests per unit at most, such as 240/min (the platform's RateLimit headers and 429 pace it always)")
-	return cmd
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 // runAPI makes the request and writes the answer.

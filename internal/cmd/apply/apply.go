@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,7 +192,7 @@ place; the folder is left as it is.`,
 	fl.BoolVar(&noStepSummary, "no-step-summary", false, "do not append the plan or results to $GITHUB_STEP_SUMMARY (also WBSCTL_NO_STEP_SUMMARY=1)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("encoding", cobra.FixedCompletions([]string{"windows-1252", "iso-8859-1", "utf-8"}, cobra.ShellCompDirectiveNoFileComp))
-	return cmd
+	return f.AddOutputFlags(cmd, slices.Concat(cmdutil.RowFormats, []output.Format{markdownFormat})...)
 }
 
 // largeFile is the number of records from which apply's memory counts

@@ -131,9 +131,11 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 		}
 		// The platform accepted the credential: this is no
 		// authentication failure, and the user has a choice to make.
+		// The advice is said once: the keyring's own is left out.
 		if storage == config.StorageKeyring {
-			return fmt.Errorf("login: the platform accepted the credential, but the OS keyring could not keep the secret, so nothing was saved: %w\n"+
-				"use --insecure-storage to keep it in a file only you can read, or set WBSCTL_BASE_URL, WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET instead of logging in", err)
+			return &savingError{err: err, msg: "login: the platform accepted the credential, but the OS keyring could not keep the secret, so nothing was saved: " +
+				credentials.WithoutAdvice(err) + "\n" +
+				"use --insecure-storage to keep it in a file only you can read, or set WBSCTL_BASE_URL, WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET instead of logging in"}
 		}
 		return fmt.Errorf("login: the platform accepted the credential, but saving the secret failed, so nothing was saved: %w", err)
 	}
@@ -150,6 +152,17 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 		creds.BaseURL, creds.ClientID, name, storage, tok.ExpiresAt.Format(time.RFC3339))
 	return nil
 }
+
+// savingError is login's message for a secret the store could not keep,
+// which gives the ways out itself, over the store's error, which
+// errors.Is and errors.As still find.
+type savingError struct {
+	err error
+	msg string
+}
+
+func (e *savingError) Error() string { return e.msg }
+func (e *savingError) Unwrap() error { return e.err }
 
 // absPath makes a file given at login absolute, so that the profile
 // finds it from any folder.
@@ -178,27 +191,34 @@ type Status struct {
 type StatusOptions struct {
 	cmdutil.Deps
 	cmdutil.Profiles
-	// JSON is --json, the same as -o json.
-	JSON      bool
-	PrinterAs func(format string, columns ...string) (*output.Printer, error)
+	// JSON is --json, deprecated: the same as -o json, which it sets.
+	JSON bool
 }
 
 // NewCmdStatus returns `wbsctl auth status`.
 func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{Deps: f.Deps(), Profiles: f.Profiles(), PrinterAs: f.PrinterAs}
+	opts := &StatusOptions{Deps: f.Deps(), Profiles: f.Profiles()}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the profile in use, where its secret is kept, and its cached token's validity",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.JSON && f.Global.Output != "" && f.Global.Output != "json" {
-				return &cmdutil.UsageError{Err: fmt.Errorf("--json and -o %s: give one", f.Global.Output)}
+			if opts.JSON {
+				if f.Global.Output != "" && f.Global.Output != "json" {
+					return &cmdutil.UsageError{Err: fmt.Errorf("--json and -o %s: give one", f.Global.Output)}
+				}
+				// -o json, for this run: the Factory stays as it is.
+				opts.Printer = func(columns ...string) (*output.Printer, error) { return f.PrinterAs("json", columns...) }
+				opts.Mode = func() output.Mode { return output.Mode{Format: output.JSON, Filter: f.OutputMode().Filter} }
+				fmt.Fprintln(opts.IO.ErrOut, "warning: auth status --json is deprecated and will be refused: use -o json")
 			}
 			return cmdutil.Pick(runF, runStatus)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the status as JSON")
-	return cmd
+	// Cobra would say the deprecation on stdout, into the JSON.
+	_ = cmd.Flags().MarkHidden("json")
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 func runStatus(ctx context.Context, o *StatusOptions) error {
@@ -215,13 +235,8 @@ func runStatus(ctx context.Context, o *StatusOptions) error {
 			st.TokenCached, st.TokenValid, st.TokenExpiresAt = true, tok.Valid(time.Now()), tok.ExpiresAt
 		}
 	}
-	if o.JSON || o.Mode().Structured() {
-		columns := []string{"PROFILE", "BASE URL", "CLIENT ID", "SECRET", "TOKEN"}
-		printer := o.Printer
-		if o.JSON {
-			printer = func(columns ...string) (*output.Printer, error) { return o.PrinterAs("json", columns...) }
-		}
-		p, err := printer(columns...)
+	if o.Mode().Structured() {
+		p, err := o.Printer("PROFILE", "BASE URL", "CLIENT ID", "SECRET", "TOKEN")
 		if err != nil {
 			return err
 		}

@@ -30,7 +30,7 @@ func TestLoginFlags(t *testing.T) {
 
 func TestStatusLogoutTokenFlags(t *testing.T) {
 	st, _, err := flagtest.Parse(NewCmdStatus, "--json")
-	if err != nil || !st.JSON || st.Resolve == nil || st.TokenCache == nil || st.PrinterAs == nil || st.Printer == nil {
+	if err != nil || !st.JSON || st.Resolve == nil || st.TokenCache == nil || st.Printer == nil {
 		t.Fatalf("status --json: %v, %+v", err, st)
 	}
 	if st, _, err := flagtest.Parse(NewCmdStatus); err != nil || st.JSON {

@@ -46,7 +46,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions)
 	cmd.Flags().BoolVar(&opts.Inactive, "inactive", false, "create the element inactive")
 	cmd.Flags().StringArrayVar(&opts.Orgs, "org", nil, "business organization as TYPE=CODE (repeatable)")
 	cmd.Flags().StringVar(&opts.FromFile, "from-file", "", "read the JSON body from a file, or - for stdin")
-	return cmd
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 func runCreate(ctx context.Context, o *CreateOptions) error {

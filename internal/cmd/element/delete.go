@@ -16,7 +16,7 @@ type DeleteOptions struct {
 // NewCmdDelete returns `wbsctl element delete`.
 func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
 	opts := &DeleteOptions{Deps: f.Deps()}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:               "delete CODE...",
 		ValidArgsFunction: f.CompleteCodes,
 		Short:             "Delete WBS elements",
@@ -28,6 +28,7 @@ wbsctl exits with 6 (partial failure).`,
 			return cmdutil.Pick(runF, runDelete)(cmd.Context(), opts)
 		},
 	}
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 func runDelete(ctx context.Context, o *DeleteOptions) error {

@@ -109,7 +109,7 @@ func TestExitCodes(t *testing.T) {
 		{"partial", []string{"element", "delete", "A", "NOPE"}, cmdutil.ExitPartial, "1 of 2 failed"},
 		{"usage", []string{"element", "update", "A"}, cmdutil.ExitUsage, "nothing to update"},
 		{"bad org", []string{"element", "create", "Z", "--org", "company"}, cmdutil.ExitUsage, "TYPE=CODE"},
-		{"bad format", []string{"element", "list", "-o", "xml"}, cmdutil.ExitUsage, "unknown output format"},
+		{"bad format", []string{"element", "list", "-o", "xml"}, cmdutil.ExitUsage, `"xml" is not a format of wbsctl element list: it writes table, plain, json, yaml, csv, ndjson`},
 		{"exclusive flags", []string{"element", "update", "A", "--active", "--inactive"}, cmdutil.ExitUsage, ""},
 		{"plain http elsewhere", []string{"element", "list", "--base-url", "http://example.com"}, cmdutil.ExitUsage, "--insecure-http"},
 	}

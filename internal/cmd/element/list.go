@@ -127,7 +127,7 @@ their exact codes, with their organizations, see element view.`,
 	cmd.Flags().BoolVar(&opts.Active, "active", false, "list only the active elements")
 	cmd.Flags().BoolVar(&opts.Inactive, "inactive", false, "list only the inactive elements")
 	cmd.MarkFlagsMutuallyExclusive("active", "inactive")
-	return cmd
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 func runList(ctx context.Context, o *ListOptions) error {

@@ -31,7 +31,7 @@ func NewCmdOrgList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) 
 		},
 	}
 	addListFlags(cmd, opts)
-	return cmd
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 func runOrgList(ctx context.Context, o *ListOptions) error {
@@ -109,7 +109,7 @@ type OrgRemoveOptions struct {
 // NewCmdOrgRemove returns `wbsctl element org remove`.
 func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOptions) error) *cobra.Command {
 	opts := &OrgRemoveOptions{Deps: f.Deps()}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:               "remove CODE TYPE=CODE...",
 		ValidArgsFunction: completeLinks(f),
 		Short:             "Remove business organizations from a WBS element",
@@ -120,6 +120,7 @@ func NewCmdOrgRemove(f *cmdutil.Factory, runF func(context.Context, *OrgRemoveOp
 			return cmdutil.Pick(runF, runOrgRemove)(cmd.Context(), opts)
 		},
 	}
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 // completeLinks completes an element code first, then the organizations

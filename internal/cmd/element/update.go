@@ -52,7 +52,7 @@ platform.`,
 	cmd.MarkFlagsMutuallyExclusive("from-file", "description")
 	cmd.MarkFlagsMutuallyExclusive("from-file", "clear-description")
 	cmd.MarkFlagsMutuallyExclusive("from-file", "org")
-	return cmd
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 func runUpdate(ctx context.Context, o *UpdateOptions) error {

@@ -56,7 +56,7 @@ elements that were found are shown.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "leave out the note of what finding an element costs")
-	return cmd
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 // elementView is an element as view shows it: the element list's item

@@ -46,7 +46,7 @@ func NewCmdExecute(f *cmdutil.Factory, runF func(context.Context, *ExecuteOption
 		},
 	}
 	cmd.Flags().StringVar(&opts.Data, "data", "", "JSON input: @FILE, - for stdin, or the JSON itself")
-	return cmd
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 func runExecute(ctx context.Context, o *ExecuteOptions) error {

@@ -107,7 +107,7 @@ type Options struct {
 // NewCmdSchema returns `wbsctl schema`.
 func NewCmdSchema(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Deps: f.Deps()}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "schema",
 		Short: "Print the JSON Schema of the files apply reads, for editors",
 		Long: `Print the JSON Schema (draft 2020-12) of the JSON and YAML files wbsctl
@@ -131,6 +131,7 @@ in settings.json (see docs/files.md).`,
 			return cmdutil.Pick(runF, runSchema)(cmd.Context(), opts)
 		},
 	}
+	return f.AddOutputFlags(cmd, cmdutil.DocumentFormats...)
 }
 
 func runSchema(_ context.Context, o *Options) error {

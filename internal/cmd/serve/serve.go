@@ -116,7 +116,7 @@ probability, times. For instance:
 	fl.StringVar(&opts.TLSCert, "tls-cert", "", "serve https with the certificate (PEM) in this `FILE`; needs --tls-key")
 	fl.StringVar(&opts.TLSKey, "tls-key", "", "the private key (PEM) of --tls-cert, in this `FILE`")
 	fl.StringVar(&opts.ClientCA, "client-ca", "", "with TLS: require client certificates signed by an authority in this PEM `FILE` (mutual TLS)")
-	return cmd
+	return f.AddOutputFlags(cmd, cmdutil.DocumentFormats...)
 }
 
 // runServe starts the server and blocks until ctx ends, then shuts down.
@@ -180,19 +180,12 @@ func runServe(ctx context.Context, opts *Options) error {
 	if tlsConfig != nil {
 		baseURL = "https://" + ln.Addr().String()
 	}
-	fmt.Fprintln(opts.IO.Out, baseURL)
-	if caFile != "" {
-		fmt.Fprintf(opts.IO.Out, "ca file:       %s\n", caFile)
-	}
-	if len(opts.Credentials) == 0 {
-		// The server's own, made-up credential: printing it is how a
-		// newcomer gets to use it.
-		fmt.Fprintf(opts.IO.Out, "client id:     %s\nclient secret: %s\n", srv.ClientID, srv.ClientSecret)
-		env := fmt.Sprintf("export WBSCTL_BASE_URL=%s WBSCTL_CLIENT_ID=%s WBSCTL_CLIENT_SECRET=%s", baseURL, srv.ClientID, srv.ClientSecret)
-		if caFile != "" {
-			env += " WBSCTL_CA_FILE=" + caFile
+	if opts.Mode != nil && opts.Mode().Structured() {
+		if err := printStart(opts, baseURL, caFile, srv); err != nil {
+			return err
 		}
-		fmt.Fprintf(opts.IO.Out, "\nto use it from another shell, paste:\n%s\n", env)
+	} else {
+		printStartLines(opts, baseURL, caFile, srv)
 	}
 	if opts.Ready != nil {
 		opts.Ready(baseURL)
@@ -317,5 +310,46 @@ func populate(srv *wbstest.Server, n int) {
 			srv.Put(batch...)
 			batch = batch[:0]
 		}
+	}
+}
+
+// startDoc is what serve says when it listens, as a document (-o json).
+type startDoc struct {
+	BaseURL string `json:"baseUrl"`
+	CAFile  string `json:"caFile,omitempty"`
+	// The server's own, made-up credential; absent with --credential.
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+}
+
+// printStart writes the start as one document, for a script to read.
+func printStart(opts *Options, baseURL, caFile string, srv *wbstest.Server) error {
+	doc := startDoc{BaseURL: baseURL, CAFile: caFile}
+	if len(opts.Credentials) == 0 {
+		doc.ClientID, doc.ClientSecret = srv.ClientID, srv.ClientSecret
+	}
+	p, err := opts.Printer()
+	if err != nil {
+		return err
+	}
+	return p.Single(doc)
+}
+
+// printStartLines writes the start for a person: the base URL on the
+// first line, then the credential and the line to paste.
+func printStartLines(opts *Options, baseURL, caFile string, srv *wbstest.Server) {
+	fmt.Fprintln(opts.IO.Out, baseURL)
+	if caFile != "" {
+		fmt.Fprintf(opts.IO.Out, "ca file:       %s\n", caFile)
+	}
+	if len(opts.Credentials) == 0 {
+		// The server's own, made-up credential: printing it is how a
+		// newcomer gets to use it.
+		fmt.Fprintf(opts.IO.Out, "client id:     %s\nclient secret: %s\n", srv.ClientID, srv.ClientSecret)
+		env := fmt.Sprintf("export WBSCTL_BASE_URL=%s WBSCTL_CLIENT_ID=%s WBSCTL_CLIENT_SECRET=%s", baseURL, srv.ClientID, srv.ClientSecret)
+		if caFile != "" {
+			env += " WBSCTL_CA_FILE=" + caFile
+		}
+		fmt.Fprintf(opts.IO.Out, "\nto use it from another shell, paste:\n%s\n", env)
 	}
 }

@@ -42,7 +42,7 @@ type ShowOptions struct {
 // NewCmdShow returns `wbsctl state show`.
 func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{Deps: f.Deps()}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "show STATE",
 		Short: "Show a state: its platform, lineage, serial, elements and lock",
 		Long: `Show the state of apply --state STATE (a path, file:// or s3://BUCKET/KEY):
@@ -60,6 +60,7 @@ platform.`,
 			return cmdutil.Pick(runF, runShow)(cmd.Context(), opts)
 		},
 	}
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 func runShow(ctx context.Context, o *ShowOptions) error {

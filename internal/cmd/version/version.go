@@ -18,7 +18,7 @@ type Options struct {
 // NewCmdVersion returns `wbsctl version`.
 func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Deps: f.Deps()}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and build date",
 		Long: `Print the version, commit and build date: a line for people, or with
@@ -30,6 +30,7 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 			return cmdutil.Pick(runF, runVersion)(cmd.Context(), opts)
 		},
 	}
+	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
 // info is the version as a document.
