@@ -228,7 +228,7 @@ func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := Summarize(out.Results)
+	sum := Summarize(out.Results, RequestCounts{})
 	created := sum.Actions[ActionCreate][StatusOK]
 	if sum.Failed != 0 || sum.Skipped == 0 || created < 50 {
 		t.Fatalf("interrupted run: %+v", sum)
@@ -384,7 +384,7 @@ func TestResultsKeepWhatIsNeeded(t *testing.T) {
 			t.Errorf("keep %v: OLD %+v", keep, r)
 		}
 		results.Add(Result{Line: 9, Code: "BAD", Action: ActionCreate, Status: StatusInvalid})
-		if s := Summarize(results); s.Actions[ActionCreate][StatusOK] != 1 || s.Failed != 1 || s.Invalid != 1 || results.Len() != 4 {
+		if s := Summarize(results, RequestCounts{}); s.Actions[ActionCreate][StatusOK] != 1 || s.Failed != 1 || s.Invalid != 1 || results.Len() != 4 {
 			t.Errorf("keep %v: %+v", keep, s)
 		}
 	}

@@ -2,11 +2,7 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"maps"
-	"slices"
-	"strings"
 )
 
 // Summary counts the results of a run.
@@ -30,9 +26,17 @@ type Summary struct {
 	Interrupted bool  `json:"interrupted,omitempty"`
 }
 
-// Summarize counts results.
-func Summarize(results *Results) Summary {
-	s := Summary{Actions: map[Action]map[Status]int{}}
+// RequestCounts are the HTTP requests of a run, as the command's
+// transport counted them.
+type RequestCounts struct {
+	Sent, Throttled, Reads, Writes, Tokens int64
+}
+
+// Summarize counts results, and the requests that made them.
+func Summarize(results *Results, requests RequestCounts) Summary {
+	s := Summary{Actions: map[Action]map[Status]int{},
+		Requests: requests.Sent, Throttled: requests.Throttled,
+		Reads: requests.Reads, Writes: requests.Writes, Tokens: requests.Tokens}
 	for _, r := range results.All() {
 		if r.Line > 0 {
 			s.Records++
@@ -51,41 +55,6 @@ func Summarize(results *Results) Summary {
 		}
 	}
 	return s
-}
-
-// String renders the summary in one line for people, such as
-// "create: 10 ok, 1 failed; unchanged: 5 ok".
-func (s Summary) String() string {
-	actions := slices.SortedFunc(maps.Keys(s.Actions), func(a, b Action) int { return strings.Compare(a.String(), b.String()) })
-	var parts []string
-	for _, a := range actions {
-		byStatus := s.Actions[a]
-		var st []string
-		for _, status := range []Status{StatusOK, StatusFailed, StatusSkipped, StatusInvalid} {
-			if n := byStatus[status]; n > 0 {
-				st = append(st, fmt.Sprintf("%d %s", n, status))
-			}
-		}
-		parts = append(parts, a.String()+": "+strings.Join(st, ", "))
-	}
-	out := strings.Join(parts, "; ")
-	if out == "" {
-		out = "nothing to do"
-	}
-	if s.Requests > 0 {
-		out += fmt.Sprintf(" (%s: %s, %s, %s; %d throttled)", Count(int(s.Requests), "request"),
-			Count(int(s.Reads), "read"), Count(int(s.Writes), "write"), Count(int(s.Tokens), "token exchange"), s.Throttled)
-	}
-	return out
-}
-
-// Count is n and the noun, in the plural unless n is 1: "1 read",
-// "3 problems".
-func Count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // WriteReport writes one JSON line per result, then one line holding the

@@ -259,7 +259,7 @@ func TestRunWaitsForTheStatesLock(t *testing.T) {
 		told = append(told, holder)
 		unlock()
 	}})
-	if err != nil || Summarize(out.Results).Failed != 0 || len(srv.Elements()) != 3 {
+	if err != nil || Summarize(out.Results, RequestCounts{}).Failed != 0 || len(srv.Elements()) != 3 {
 		t.Fatalf("after the wait: %v, %d elements", err, len(srv.Elements()))
 	}
 	if len(told) != 1 || !strings.Contains(told[0], "apply -f other.csv") {
@@ -306,7 +306,7 @@ func TestRunStopsWhenItsLockIsLost(t *testing.T) {
 	if !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), "another run's now") {
 		t.Fatalf("a lost lock: %v, want ErrLockLost with the renewal's error", err)
 	}
-	sum := Summarize(out.Results)
+	sum := Summarize(out.Results, RequestCounts{})
 	if made := len(srv.Elements()); made == 0 || made == 400 || sum.Skipped == 0 {
 		t.Fatalf("%d of 400 made, %d skipped: want the run stopped part way", made, sum.Skipped)
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
-	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -54,7 +53,7 @@ type problemsError struct {
 }
 
 func (e *problemsError) Error() string {
-	return fmt.Sprintf("%s: %s, nothing was sent: %v", e.file, engine.Count(len(e.problems), "problem"), sdk.ErrValidation)
+	return fmt.Sprintf("%s: %s, nothing was sent: %v", e.file, output.Count(len(e.problems), "problem"), sdk.ErrValidation)
 }
 
 func (e *problemsError) Unwrap() error { return sdk.ErrValidation }

@@ -15,12 +15,10 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
@@ -212,52 +210,89 @@ func collectSoonerForLargeFiles(records int) {
 	}
 }
 
-// runApply carries out `wbsctl apply`.
+// runApply carries out `wbsctl apply`: it reads the input, makes the
+// client, runs the engine with the progress's hooks and prune's
+// confirmation, and finishes with what the run did.
 func runApply(ctx context.Context, o *Options) error {
 	start := time.Now() // the whole run: the plan's reads count too
 	perMinute, err := ratelimit.ParsePerMinute(o.Rate)
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
-	parsed, digest := &wbsfile.File{}, ""
-	if o.Plan == "" {
-		err = o.unlessStopped("-f "+o.File, func() (err error) {
-			parsed, digest, err = readFile(o)
-			return err
-		})
-		if err != nil {
-			if problems := (*problemsError)(nil); errors.As(err, &problems) {
-				reportProblems(o, problems)
-			}
-			return err
-		}
-		collectSoonerForLargeFiles(len(parsed.Records))
+	parsed, digest, err := o.readInput()
+	if err != nil || o.Check {
+		return err
 	}
-
-	if o.Check {
-		return reportChecked(o, parsed)
-	}
-	if path, local, _ := statestore.LocalPath(o.State); o.State != "" && local {
-		if err := checkStateUntracked(path); err != nil {
-			return &cmdutil.UsageError{Err: err}
-		}
-	}
-	limiter := ratelimit.New(perMinute)
 	// A bulk load retries a 500 of a safe request too: a few more attempts
 	// cost less than a failed record.
-	c, err := o.Client(sdk.WithLimiter(limiter), sdk.WithServerErrorRetries())
+	c, err := o.Client(sdk.WithLimiter(ratelimit.New(perMinute)), sdk.WithServerErrorRetries())
 	var noCredentials *cmdutil.AuthError
-	if o.Plan != "" && o.DryRun && errors.As(err, &noCredentials) {
+	switch {
+	case o.Plan != "" && o.DryRun && errors.As(err, &noCredentials):
 		// Showing a saved plan sends nothing: a reviewer without
 		// credentials sees it too.
 		return printSavedPlan(o, nil)
+	case err != nil:
+		return err
+	case o.Plan != "" && o.DryRun:
+		return printSavedPlan(o, c)
 	}
+	in, err := o.engineInput(ctx, c, parsed)
 	if err != nil {
 		return err
 	}
-	if o.Plan != "" && o.DryRun {
-		return printSavedPlan(o, c)
+	if in.State != nil {
+		defer in.State.Close()
 	}
+	prog := newProgress(o)
+	defer prog.stop()
+	ran, err := engine.Run(ctx, c, in, o.hooks(prog))
+	prog.stop()
+	for _, w := range prog.warnings {
+		fmt.Fprintf(o.IO.ErrOut, "error: %v\n", w)
+	}
+	lockLost, err := o.runError(ran, err)
+	if err != nil {
+		return err
+	}
+	if o.DryRun {
+		return o.finishDryRun(ran.Plan, c, digest)
+	}
+	return o.finish(ctx, ran, start, lockLost)
+}
+
+// readInput reads and checks the file of -f, unless a saved plan stands
+// in its place; with --check it reports the file and ends there.
+func (o *Options) readInput() (parsed *wbsfile.File, digest string, err error) {
+	parsed = &wbsfile.File{}
+	if o.Plan != "" {
+		return parsed, "", nil
+	}
+	err = o.unlessStopped("-f "+o.File, func() (err error) {
+		parsed, digest, err = readFile(o)
+		return err
+	})
+	if problems := (*problemsError)(nil); errors.As(err, &problems) {
+		reportProblems(o, problems)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	collectSoonerForLargeFiles(len(parsed.Records))
+	if o.Check {
+		return parsed, digest, reportChecked(o, parsed)
+	}
+	if path, local, _ := statestore.LocalPath(o.State); o.State != "" && local {
+		if err := checkStateUntracked(path); err != nil {
+			return nil, "", &cmdutil.UsageError{Err: err}
+		}
+	}
+	return parsed, digest, nil
+}
+
+// engineInput is what engine.Run takes: the file, the options, the state
+// opened (the caller closes it) and the saved plan read.
+func (o *Options) engineInput(ctx context.Context, c *sdk.Client, parsed *wbsfile.File) (engine.Input, error) {
 	in := engine.Input{
 		File: parsed, Refresh: o.Refresh, DryRun: o.DryRun,
 		Plan:            engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
@@ -272,34 +307,28 @@ func runApply(ctx context.Context, o *Options) error {
 	if o.MaxDeletes >= 0 {
 		in.MaxDeletes = &o.MaxDeletes
 	}
-	if o.State != "" {
-		if in.State, err = statestore.Open(ctx, o.State); err != nil {
-			return &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
-		}
-		defer in.State.Close()
-	}
 	if o.Plan != "" {
-		var saved *engine.SavedPlan
 		if err := o.unlessStopped("--plan "+o.Plan, func() (err error) {
-			saved, err = readSavedPlan(o, c)
+			in.Saved, err = readSavedPlan(o, c)
 			return err
 		}); err != nil {
-			return err
+			return in, err
 		}
-		in.Saved = saved
 	}
-	var done, failed atomic.Int64
-	// The progress lines end, their goroutine gone, before anything else
-	// is written to stderr, on every way out.
-	progressDone := make(chan struct{})
-	var progressing sync.WaitGroup
-	stopProgress := sync.OnceFunc(func() {
-		close(progressDone)
-		progressing.Wait()
-	})
-	defer stopProgress()
-	var bar *progressbar.ProgressBar
-	hooks := engine.Hooks{
+	if o.State != "" {
+		var err error
+		if in.State, err = statestore.Open(ctx, o.State); err != nil {
+			return in, &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
+		}
+	}
+	return in, nil
+}
+
+// hooks are the engine's calls back: prune's confirmation and the
+// progress once the plan is known, the progress per result, the lock
+// wait and the warnings, kept for after the progress.
+func (o *Options) hooks(prog *progress) engine.Hooks {
+	return engine.Hooks{
 		Planned: func(plan *engine.Plan) (bool, error) {
 			// The deletes of a saved plan were reviewed with it.
 			allowPrune := (o.Prune && o.Yes) || o.Plan != ""
@@ -309,99 +338,59 @@ func runApply(ctx context.Context, o *Options) error {
 					return false, err
 				}
 			}
-			total := 0
-			for _, ch := range plan.Changes {
-				if ch.Action != engine.ActionUnchanged {
-					total++
-				}
-			}
-			switch {
-			case o.Quiet || total == 0:
-			case o.IO.IsStderrTTY():
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(o.IO.ErrOut),
-					progressbar.OptionSetDescription("applying"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
-					progressbar.OptionSetItsString("records"), progressbar.OptionSetPredictTime(true),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-			default:
-				progressing.Go(func() { progress(o, total, &done, &failed, progressDone) })
-			}
+			prog.start(plan)
 			return allowPrune, nil
 		},
-		OnResult: func(r engine.Result) {
-			done.Add(1)
-			if bar != nil {
-				_ = bar.Add(1)
-			}
-			if r.Status == engine.StatusFailed {
-				failed.Add(1)
-			}
+		OnResult: prog.add,
+		Waiting: func(holder string) {
+			fmt.Fprintf(o.IO.ErrOut, "waiting up to %s for the state's lock, held by %s\n", o.LockTimeout, output.Escape(holder))
 		},
+		Warn: func(err error) { prog.warnings = append(prog.warnings, err) },
 	}
-	hooks.Waiting = func(holder string) {
-		fmt.Fprintf(o.IO.ErrOut, "waiting up to %s for the state's lock, held by %s\n", o.LockTimeout, output.Escape(holder))
-	}
-	// Printed once the progress has ended, not on its line.
-	var warnings []error
-	hooks.Warn = func(err error) { warnings = append(warnings, err) }
-	var lockLost error
-	ran, err := engine.Run(ctx, c, in, hooks)
-	stopProgress()
-	if bar != nil {
-		_ = bar.Finish()
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.IO.ErrOut, "error: %v\n", w)
-	}
+}
+
+// runError is the command's error for what engine.Run returned; a lost
+// lock after changes were made is held back (lockLost) to be reported
+// after them.
+func (o *Options) runError(ran *engine.Outcome, err error) (lockLost, _ error) {
 	switch {
 	case errors.Is(err, engine.ErrTooManyDeletes):
-		return &cmdutil.UsageError{Err: err}
+		return nil, &cmdutil.UsageError{Err: err}
 	case errors.Is(err, engine.ErrPlanStale):
 		reportStale(o, err)
-		return &cmdutil.PlanStaleError{Err: err}
+		return nil, &cmdutil.PlanStaleError{Err: err}
 	case errors.Is(err, sdk.ErrListTooLong):
-		return fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
+		return nil, fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
 	case errors.Is(err, engine.ErrLockLost) && ran != nil && ran.Results != nil:
 		// What was made is reported as any run's, then the loss.
-		lockLost = err
-	case err != nil:
+		return err, nil
+	}
+	return nil, err
+}
+
+// finishDryRun prints the plan, saves it with --out, and says with
+// --detailed-exitcode whether it changes anything.
+func (o *Options) finishDryRun(plan *engine.Plan, c *sdk.Client, digest string) error {
+	if err := printPlan(o, plan, o.ShowUnchanged); err != nil {
 		return err
 	}
-	plan := ran.Plan
-	if o.DryRun {
-		if err := printPlan(o, plan, o.ShowUnchanged); err != nil {
-			return err
+	if o.Out != "" {
+		if err := plan.WriteSaved(o.Out, c.BaseURL(), c.ClientID(), o.File, digest, o.Prune, time.Now()); err != nil {
+			return fmt.Errorf("writing the plan: %w", err)
 		}
-		if o.Out != "" {
-			if err := plan.WriteSaved(o.Out, c.BaseURL(), c.ClientID(), o.File, digest, o.Prune, time.Now()); err != nil {
-				return fmt.Errorf("writing the plan: %w", err)
-			}
-			fmt.Fprintf(o.IO.ErrOut, "plan saved to %s: wbsctl apply --plan %s carries it out\n", o.Out, o.Out)
-		}
-		if o.DetailedExitcode && plan.Pending() {
-			return errPending
-		}
-		return nil
+		fmt.Fprintf(o.IO.ErrOut, "plan saved to %s: wbsctl apply --plan %s carries it out\n", o.Out, o.Out)
 	}
-	results, allowPrune := ran.Results, ran.AllowPrune
-	sum := engine.Summarize(results)
-	n := o.Requests()
-	sum.Requests, sum.Throttled = n.Sent, n.Throttled
-	sum.Reads, sum.Writes, sum.Tokens = n.Reads, n.Writes, n.Tokens
-	// Work is left when a change did not start (a prune held back for
-	// confirmation is not left work) or the second signal cut requests
-	// short; an interruption after the last change leaves none.
-	left := ctx.Err() != nil
-	for _, r := range results.All() {
-		left = left || (r.Status == engine.StatusSkipped && !(r.Action == engine.ActionDelete && !allowPrune))
+	if o.DetailedExitcode && plan.Pending() {
+		return errPending
 	}
-	select {
-	case <-o.Stop:
-		sum.Interrupted = left
-		if !left {
-			fmt.Fprintf(o.IO.ErrOut, "%s came after the last change: nothing is left to do\n", o.interrupted())
-		}
-	default:
-	}
+	return nil
+}
+
+// finish says what a run did: the failures, the report, the summary
+// line, the Markdown and the job summary; then its exit.
+func (o *Options) finish(ctx context.Context, ran *engine.Outcome, start time.Time, lockLost error) error {
+	results := ran.Results
+	sum := o.summarize(ctx, ran)
 	for _, r := range results.All() {
 		if r.Status == engine.StatusFailed {
 			fmt.Fprintf(o.IO.ErrOut, "line %d (code %s): %s failed: %s\n", r.Line, output.Quote(r.Code), r.Action, output.Escape(r.Detail))
@@ -412,7 +401,7 @@ func runApply(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "%s in %s\n", sum, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(o.IO.ErrOut, "%s in %s\n", summaryLine(sum), time.Since(start).Round(time.Millisecond))
 	if mode := o.Mode(); mode.Format == markdownFormat && !mode.Filter {
 		if err := writeResultsMarkdown(cmdutil.DataOut(o.IO), results, sum); err != nil {
 			return err
@@ -436,6 +425,31 @@ func runApply(ctx context.Context, o *Options) error {
 		return &cmdutil.PartialError{Failed: sum.Invalid, Total: results.Len(), What: "left out as invalid"}
 	}
 	return nil
+}
+
+// summarize counts a run's results and requests, and whether a signal
+// left work undone.
+func (o *Options) summarize(ctx context.Context, ran *engine.Outcome) engine.Summary {
+	n := o.Requests()
+	sum := engine.Summarize(ran.Results, engine.RequestCounts{
+		Sent: n.Sent, Throttled: n.Throttled, Reads: n.Reads, Writes: n.Writes, Tokens: n.Tokens,
+	})
+	// Work is left when a change did not start (a prune held back for
+	// confirmation is not left work) or the second signal cut requests
+	// short; an interruption after the last change leaves none.
+	left := ctx.Err() != nil
+	for _, r := range ran.Results.All() {
+		left = left || (r.Status == engine.StatusSkipped && !(r.Action == engine.ActionDelete && !ran.AllowPrune))
+	}
+	select {
+	case <-o.Stop:
+		sum.Interrupted = left
+		if !left {
+			fmt.Fprintf(o.IO.ErrOut, "%s came after the last change: nothing is left to do\n", o.interrupted())
+		}
+	default:
+	}
+	return sum
 }
 
 // minStale is the least --break-stale-after: three of a run's renewals.
@@ -745,31 +759,6 @@ func confirm(o *Options, n int) (bool, error) {
 	fmt.Fprintf(o.IO.ErrOut, "Delete %d elements the file does not name? [y/N] ", n)
 	line, _ := bufio.NewReader(o.IO.In).ReadString('\n')
 	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes"), nil
-}
-
-// progressInterval is the time between two progress lines.
-var progressInterval = 3 * time.Second
-
-// progress prints a line every progressInterval on stderr until stop
-// closes.
-func progress(o *Options, total int, done, failed *atomic.Int64, stop <-chan struct{}) {
-	start := time.Now()
-	tick := time.NewTicker(progressInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-tick.C:
-			n := done.Load()
-			rate := float64(n) / time.Since(start).Seconds()
-			eta := "unknown"
-			if rate > 0 {
-				eta = (time.Duration(float64(int64(total)-n)/rate) * time.Second).Round(time.Second).String()
-			}
-			fmt.Fprintf(o.IO.ErrOut, "progress: %d/%d done, %d failed, %.1f/s, about %s left\n", n, total, failed.Load(), rate, eta)
-		}
-	}
 }
 
 func writeReport(path string, results *engine.Results, sum engine.Summary) error {

@@ -13,7 +13,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmd/apply"
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
@@ -259,8 +259,8 @@ func TestSummaryCountsTheWholeRun(t *testing.T) {
 				others++
 			}
 		}
-		want := fmt.Sprintf("(%s: %s, %s, %s; 0 throttled)", engine.Count(gets+others+tokens, "request"),
-			engine.Count(gets, "read"), engine.Count(others, "write"), engine.Count(tokens, "token exchange"))
+		want := fmt.Sprintf("(%s: %s, %s, %s; 0 throttled)", output.Count(gets+others+tokens, "request"),
+			output.Count(gets, "read"), output.Count(others, "write"), output.Count(tokens, "token exchange"))
 		if code != 0 || !strings.Contains(errOut, want) {
 			t.Fatalf("%s: exit %d, want %q in:\n%s", pass, code, want, errOut)
 		}

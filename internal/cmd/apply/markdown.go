@@ -109,7 +109,7 @@ func (l *leftOut) String() string {
 		case a == engine.ActionUnchanged:
 			parts = append(parts, fmt.Sprintf("%d unchanged", n))
 		default:
-			parts = append(parts, engine.Count(n, a.String()))
+			parts = append(parts, output.Count(n, a.String()))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -246,7 +246,7 @@ func writeResultsMarkdown(w io.Writer, results *engine.Results, sum engine.Summa
 			}
 		}
 	}
-	return markdownTable(w, "wbsctl apply: "+sum.String(), []string{"Result", "Action", "Code", "Line", "Detail"}, rows, func(n int, actions string) string {
+	return markdownTable(w, "wbsctl apply: "+summaryLine(sum), []string{"Result", "Action", "Code", "Line", "Detail"}, rows, func(n int, actions string) string {
 		return fmt.Sprintf("_…and %d more results, left out to keep this page short (%s): `--report FILE` holds them all._", n, actions)
 	})
 }
