@@ -14,27 +14,6 @@ import (
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
-// Exit codes of wbsctl; `wbsctl help exit-codes` lists them.
-const (
-	ExitOK         = 0
-	ExitError      = 1
-	ExitUsage      = 2
-	ExitNotFound   = 3
-	ExitAuth       = 4
-	ExitValidation = 5
-	ExitPartial    = 6
-	ExitPending    = 7
-	// ExitPlanStale is a saved plan the platform no longer matches.
-	ExitPlanStale = 8
-	// ExitExists is a create refused because the element exists
-	// (sdk.ErrDuplicate).
-	ExitExists = 9
-	// ExitInterrupted is the code of a command stopped by SIGINT: 128 +
-	// the signal's number, as a shell reports a process a signal ended.
-	// SIGTERM gives 143 by the same rule.
-	ExitInterrupted = 130
-)
-
 // ErrInterrupted is a command stopped by SIGINT or SIGTERM; the error of
 // such a command is an *Interrupted, which matches it.
 var ErrInterrupted = errors.New("interrupted")
@@ -70,31 +49,6 @@ func signalName(s os.Signal) string {
 	}
 	return s.String()
 }
-
-// ExitCodesHelp is the text of `wbsctl help exit-codes`.
-const ExitCodesHelp = `wbsctl exits with:
-
-  0  success
-  1  an error not listed below (network, server error, unknown outcome,
-     a state's lock another run holds or took)
-  2  usage: a flag, argument or option wbsctl cannot read
-  3  not found: the element (or page) does not exist
-  4  authentication or permission: no or refused credentials, 401, 403
-  5  validation: the platform answered 400 (other than for a code that
-     exists), or a local check failed before sending
-  6  partial failure: some items of a bulk operation failed, the others succeeded
-  7  changes pending: a dry run found changes and was asked to say so
-  8  plan stale: the platform changed since the saved plan of --plan was made,
-     or another apply wrote its state since; nothing was sent
-  9  the element exists: a create of a code the platform holds (a 409, or a
-     400 that says so); change it with element update, or use apply, which
-     creates or updates
-130  interrupted by SIGINT; 143 by SIGTERM (128 + the signal's number, as a
-     shell reports it). apply stops starting work, lets the requests in
-     flight finish and says whether work is left: run it again to finish.
-     An apply whose every change had been made when the signal came exits
-     as if none had come.
-`
 
 // UsageError is a command line wbsctl cannot read.
 type UsageError struct{ Err error }

@@ -1,9 +1,11 @@
-// Command gendocs writes the documentation cobra generates from wbsctl's
-// commands: the man pages, for the release archives and packages, or the
-// command reference in Markdown, docs/cli:
+// Command gendocs writes the documentation generated from wbsctl's
+// commands: the man pages cobra makes, for the release archives and
+// packages, or the command reference in Markdown, docs/cli, and with it
+// docs/exit-codes.md, made from cmdutil.ExitCodes and written beside DIR
+// (DIR/../exit-codes.md):
 //
-//	go run ./internal/tools/gendocs DIR            # man pages
-//	go run ./internal/tools/gendocs -markdown DIR  # docs/cli
+//	go run ./internal/tools/gendocs DIR                 # man pages
+//	go run ./internal/tools/gendocs -markdown docs/cli  # docs/cli, docs/exit-codes.md
 //
 // It is a program of its own so that the wbsctl binary does not link the
 // Markdown and man page renderers, whose package initialisation would slow
@@ -13,6 +15,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra/doc"
 	"github.com/wbsctl/wbsctl/internal/cmd/root"
@@ -36,7 +39,8 @@ func main() {
 	}
 }
 
-// generate writes the man pages, or the Markdown reference, into dir.
+// generate writes the man pages, or the Markdown reference, into dir;
+// with the Markdown reference the exit-codes page, beside dir.
 func generate(dir string, markdown bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -44,7 +48,10 @@ func generate(dir string, markdown bool) error {
 	cmd := root.NewCmdRoot(cmdutil.New(iostreams.System()))
 	cmd.DisableAutoGenTag = true
 	if markdown {
-		return doc.GenMarkdownTree(cmd, dir)
+		if err := doc.GenMarkdownTree(cmd, dir); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, exitCodesFile), exitCodesPage(), 0o644)
 	}
 	return doc.GenManTree(cmd, &doc.GenManHeader{Title: "WBSCTL", Section: "1", Source: "wbsctl"}, dir)
 }

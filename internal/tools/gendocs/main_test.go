@@ -11,7 +11,7 @@ import (
 // `go run ./internal/tools/gendocs -markdown docs/cli` after changing a
 // command, a flag or a help text.
 func TestCommandReferenceIsCurrent(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "cli")
 	if err := generate(dir, true); err != nil {
 		t.Fatal(err)
 	}
@@ -33,5 +33,25 @@ func TestCommandReferenceIsCurrent(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("docs/cli/%s is out of date: go run ./internal/tools/gendocs -markdown docs/cli", filepath.Base(p))
 		}
+	}
+}
+
+// docs/exit-codes.md is cmdutil.ExitCodes, byte for byte: run `go run
+// ./internal/tools/gendocs -markdown docs/cli` after changing the table.
+// The generator writes the page beside the reference's directory.
+func TestExitCodesPageIsCurrent(t *testing.T) {
+	saved, err := os.ReadFile("../../../docs/exit-codes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := exitCodesPage(); string(got) != string(saved) {
+		t.Errorf("docs/exit-codes.md is out of date: go run ./internal/tools/gendocs -markdown docs/cli\nwant:\n%s", got)
+	}
+	dir := t.TempDir()
+	if err := generate(filepath.Join(dir, "cli"), true); err != nil {
+		t.Fatal(err)
+	}
+	if written, err := os.ReadFile(filepath.Join(dir, "exit-codes.md")); err != nil || string(written) != string(exitCodesPage()) {
+		t.Errorf("gendocs -markdown DIR did not write the page as DIR/../exit-codes.md: %v", err)
 	}
 }
