@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/url"
 	"sort"
@@ -281,27 +282,40 @@ func (o *Options) paginate(ctx context.Context, c *sdk.Client, req *sdk.RawReque
 	}
 	pages := c.DoPages(ctx, req, &sdk.ListOptions{PageSize: size, MaxPages: o.MaxPages})
 	if o.Slurp || mode.Whole() {
-		var items []any
-		for raw, err := range pages {
-			if err != nil {
-				return o.pageError(err)
-			}
-			var v any
-			_ = json.Unmarshal(raw, &v)
-			items = append(items, v)
-		}
-		if o.Silent {
-			return nil
-		}
-		if mode.Format != "" && mode.Format != output.JSON || mode.Filter {
-			return writeItems(o, items)
-		}
-		if items == nil {
-			items = []any{}
-		}
-		enc := json.NewEncoder(cmdutil.DataOut(o.IO))
-		return enc.Encode(items)
+		return o.slurpItems(pages, mode)
 	}
+	return o.streamItems(pages, mode)
+}
+
+// slurpItems reads the items of every page, then writes them as one JSON
+// array, or in the -o format.
+func (o *Options) slurpItems(pages iter.Seq2[json.RawMessage, error], mode output.Mode) error {
+	var items []any
+	for raw, err := range pages {
+		if err != nil {
+			return o.pageError(err)
+		}
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		items = append(items, v)
+	}
+	if o.Silent {
+		return nil
+	}
+	if mode.Format != "" && mode.Format != output.JSON || mode.Filter {
+		return writeItems(o, items)
+	}
+	if items == nil {
+		items = []any{}
+	}
+	enc := json.NewEncoder(cmdutil.DataOut(o.IO))
+	return enc.Encode(items)
+}
+
+// streamItems writes the items of every page as they arrive: one JSON
+// value a line, or rows of the -o format, whose columns are the members
+// of the first item.
+func (o *Options) streamItems(pages iter.Seq2[json.RawMessage, error], mode output.Mode) error {
 	var p *output.Printer
 	for raw, err := range pages {
 		if err != nil {

@@ -1,6 +1,5 @@
-// Package apply holds `wbsctl apply` and `wbsctl export`: bulk loading a
-// file of WBS elements, and writing the platform's state in the same
-// formats.
+// Package apply holds `wbsctl apply`: bulk loading a file of WBS
+// elements, or carrying out a saved plan, through internal/engine.
 package apply
 
 import (

@@ -90,19 +90,9 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	if o.BaseURL == "" || o.ClientID == "" {
 		return &cmdutil.UsageError{Err: errors.New("--base-url and --client-id are required")}
 	}
-	var secret string
-	var err error
-	if o.WithSecretStdin {
-		line, rerr := bufio.NewReader(o.IO.In).ReadString('\n')
-		if rerr != nil && line == "" {
-			return &cmdutil.UsageError{Err: errors.New("--with-secret-stdin: standard input is empty")}
-		}
-		secret = strings.TrimRight(line, "\r\n")
-	} else if secret, err = o.ReadSecret(); err != nil {
+	secret, err := o.readSecret()
+	if err != nil {
 		return err
-	}
-	if secret == "" {
-		return &cmdutil.UsageError{Err: errors.New("the secret is empty")}
 	}
 	cfg, dir, err := o.Config()
 	if err != nil {
@@ -110,35 +100,85 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 	}
 	creds := &cmdutil.Credentials{BaseURL: strings.TrimRight(o.BaseURL, "/"), ClientID: o.ClientID, Secret: secret,
 		ClientCert: absPath(o.ClientCert), ClientKey: absPath(o.ClientKey), CAFile: absPath(o.CAFile)}
-	c, err := o.ClientFor(creds)
+	tok, err := o.proveCredential(ctx, creds)
 	if err != nil {
 		return err
-	}
-	// A fresh exchange with the secret given, never a cached token: only
-	// the platform's answer proves the secret.
-	tok, err := c.ExchangeToken(ctx)
-	if err != nil {
-		return fmt.Errorf("login: the platform refused the credential, nothing was saved: %w", err)
 	}
 	storage := config.StorageKeyring
 	if o.InsecureStorage {
 		storage = config.StorageFile
 	}
-	if err := o.SecretStore(storage, dir).Set(credentials.Account(creds.ClientID, creds.BaseURL), secret); err != nil {
-		// The exchange cached its token; nothing is to be left.
-		if cache, cerr := o.TokenCache(); cerr == nil {
-			_ = cache.Remove(sdk.TokenCacheKey{BaseURL: creds.BaseURL, ClientID: creds.ClientID})
-		}
-		// The platform accepted the credential: this is no
-		// authentication failure, and the user has a choice to make.
-		// The advice is said once: the keyring's own is left out.
-		if storage == config.StorageKeyring {
-			return &savingError{err: err, msg: "login: the platform accepted the credential, but the OS keyring could not keep the secret, so nothing was saved: " +
-				credentials.WithoutAdvice(err) + "\n" +
-				"use --insecure-storage to keep it in a file only you can read, or set WBSCTL_BASE_URL, WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET instead of logging in"}
-		}
-		return fmt.Errorf("login: the platform accepted the credential, but saving the secret failed, so nothing was saved: %w", err)
+	if err := o.keepSecret(creds, storage, dir); err != nil {
+		return err
 	}
+	name, err := o.saveProfile(cfg, dir, creds, storage)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "logged in to %s as %s (profile %q, secret in the %s, token valid until %s)\n",
+		creds.BaseURL, creds.ClientID, name, storage, tok.ExpiresAt.Format(time.RFC3339))
+	return nil
+}
+
+// readSecret reads the secret from standard input, with
+// --with-secret-stdin, or else from the prompt; it is never empty.
+func (o *LoginOptions) readSecret() (string, error) {
+	var secret string
+	var err error
+	if o.WithSecretStdin {
+		line, rerr := bufio.NewReader(o.IO.In).ReadString('\n')
+		if rerr != nil && line == "" {
+			return "", &cmdutil.UsageError{Err: errors.New("--with-secret-stdin: standard input is empty")}
+		}
+		secret = strings.TrimRight(line, "\r\n")
+	} else if secret, err = o.ReadSecret(); err != nil {
+		return "", err
+	}
+	if secret == "" {
+		return "", &cmdutil.UsageError{Err: errors.New("the secret is empty")}
+	}
+	return secret, nil
+}
+
+// proveCredential exchanges creds for a token: a fresh exchange with the
+// secret given, never a cached token, since only the platform's answer
+// proves the secret.
+func (o *LoginOptions) proveCredential(ctx context.Context, creds *cmdutil.Credentials) (sdk.Token, error) {
+	c, err := o.ClientFor(creds)
+	if err != nil {
+		return sdk.Token{}, err
+	}
+	tok, err := c.ExchangeToken(ctx)
+	if err != nil {
+		return sdk.Token{}, fmt.Errorf("login: the platform refused the credential, nothing was saved: %w", err)
+	}
+	return tok, nil
+}
+
+// keepSecret puts the secret of creds in storage; when that fails, it
+// removes the token the exchange cached, so that nothing is left.
+func (o *LoginOptions) keepSecret(creds *cmdutil.Credentials, storage, dir string) error {
+	err := o.SecretStore(storage, dir).Set(credentials.Account(creds.ClientID, creds.BaseURL), creds.Secret)
+	if err == nil {
+		return nil
+	}
+	if cache, cerr := o.TokenCache(); cerr == nil {
+		_ = cache.Remove(sdk.TokenCacheKey{BaseURL: creds.BaseURL, ClientID: creds.ClientID})
+	}
+	// The platform accepted the credential: this is no
+	// authentication failure, and the user has a choice to make.
+	// The advice is said once: the keyring's own is left out.
+	if storage == config.StorageKeyring {
+		return &savingError{err: err, msg: "login: the platform accepted the credential, but the OS keyring could not keep the secret, so nothing was saved: " +
+			credentials.WithoutAdvice(err) + "\n" +
+			"use --insecure-storage to keep it in a file only you can read, or set WBSCTL_BASE_URL, WBSCTL_CLIENT_ID and WBSCTL_CLIENT_SECRET instead of logging in"}
+	}
+	return fmt.Errorf("login: the platform accepted the credential, but saving the secret failed, so nothing was saved: %w", err)
+}
+
+// saveProfile writes the profile of creds to the configuration in dir,
+// current if none is, and returns its name.
+func (o *LoginOptions) saveProfile(cfg *config.Config, dir string, creds *cmdutil.Credentials, storage string) (string, error) {
 	name := o.ProfileName(cfg)
 	cfg.Profiles[name] = config.Profile{BaseURL: creds.BaseURL, ClientID: creds.ClientID, SecretStorage: storage,
 		ClientCert: creds.ClientCert, ClientKey: creds.ClientKey, CAFile: creds.CAFile}
@@ -146,11 +186,9 @@ func runLogin(ctx context.Context, o *LoginOptions) error {
 		cfg.CurrentProfile = name
 	}
 	if err := cfg.Save(dir); err != nil {
-		return err
+		return "", err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "logged in to %s as %s (profile %q, secret in the %s, token valid until %s)\n",
-		creds.BaseURL, creds.ClientID, name, storage, tok.ExpiresAt.Format(time.RFC3339))
-	return nil
+	return name, nil
 }
 
 // savingError is login's message for a secret the store could not keep,

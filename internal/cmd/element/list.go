@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -140,35 +141,62 @@ func runList(ctx context.Context, o *ListOptions) error {
 		return err
 	}
 	defer p.Sync() // what was listed before an error is written out
-	add := func(el sdk.WBSElement) error {
-		desc := ""
-		if el.Description != nil {
-			desc = *el.Description
-		}
-		return p.Add(el, el.Code, desc, strconv.FormatBool(el.IsActive))
-	}
 	lo := o.listOptions()
 	if o.All || o.Limit > 0 {
-		n := 0
-		for el, err := range c.WBSElements.All(ctx, lo) {
-			if err != nil {
-				return err
-			}
-			if !o.matches(el) {
-				continue
-			}
-			if err := add(el); err != nil {
-				return err
-			}
-			if n++; n == o.Limit {
-				break
-			}
+		if err := o.addPages(ctx, c, lo, p); err != nil {
+			return err
 		}
 		return p.Flush()
 	}
-	page, err := c.WBSElements.List(ctx, lo)
+	page, shown, err := o.addPage(ctx, c, lo, p)
 	if err != nil {
 		return err
+	}
+	if err := p.Flush(); err != nil {
+		return err
+	}
+	if mayHaveMore(page, o.PageSize) {
+		o.sayMore(page, shown)
+	}
+	return nil
+}
+
+// addElement adds el to p as a row: its code, description and flag.
+func addElement(p *output.Printer, el sdk.WBSElement) error {
+	desc := ""
+	if el.Description != nil {
+		desc = *el.Description
+	}
+	return p.Add(el, el.Code, desc, strconv.FormatBool(el.IsActive))
+}
+
+// addPages adds to p the elements that match, page after page, until the
+// list ends or --limit of them are added.
+func (o *ListOptions) addPages(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions, p *output.Printer) error {
+	n := 0
+	for el, err := range c.WBSElements.All(ctx, lo) {
+		if err != nil {
+			return err
+		}
+		if !o.matches(el) {
+			continue
+		}
+		if err := addElement(p, el); err != nil {
+			return err
+		}
+		if n++; n == o.Limit {
+			break
+		}
+	}
+	return nil
+}
+
+// addPage reads the one page of lo and adds to p its elements that
+// match, returning the page and how many were added.
+func (o *ListOptions) addPage(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions, p *output.Printer) (*sdk.Page[sdk.WBSElement], int, error) {
+	page, err := c.WBSElements.List(ctx, lo)
+	if err != nil {
+		return nil, 0, err
 	}
 	shown := 0
 	for _, el := range page.Data {
@@ -176,23 +204,23 @@ func runList(ctx context.Context, o *ListOptions) error {
 			continue
 		}
 		shown++
-		if err := add(el); err != nil {
-			return err
+		if err := addElement(p, el); err != nil {
+			return nil, 0, err
 		}
 	}
-	if err := p.Flush(); err != nil {
-		return err
+	return page, shown, nil
+}
+
+// sayMore says on standard error that a page read alone may not be the
+// whole list, and how to read on; shown of its elements were listed.
+func (o *ListOptions) sayMore(page *sdk.Page[sdk.WBSElement], shown int) {
+	// On a pipe too: a script that forgot --all would otherwise
+	// read one page as the whole list.
+	what := fmt.Sprintf("%d elements", len(page.Data))
+	if o.filtered() {
+		what = fmt.Sprintf("%d of its %d elements match", shown, len(page.Data))
 	}
-	if mayHaveMore(page, o.PageSize) {
-		// On a pipe too: a script that forgot --all would otherwise
-		// read one page as the whole list.
-		what := fmt.Sprintf("%d elements", len(page.Data))
-		if o.filtered() {
-			what = fmt.Sprintf("%d of its %d elements match", shown, len(page.Data))
-		}
-		fmt.Fprintf(o.IO.ErrOut, "showing page %d (%s); more may follow: --page %d, --limit N or --all\n", page.PageNumber, what, page.PageNumber+1)
-	}
-	return nil
+	fmt.Fprintf(o.IO.ErrOut, "showing page %d (%s); more may follow: --page %d, --limit N or --all\n", page.PageNumber, what, page.PageNumber+1)
 }
 
 // mayHaveMore reports whether a page read alone may not be the list's

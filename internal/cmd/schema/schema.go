@@ -31,69 +31,86 @@ func ApplyFile() map[string]any {
 		"description": "WBS elements for wbsctl apply: a field left out is left as the platform has it; a field given is made so.",
 		"oneOf": []any{
 			map[string]any{"$ref": "#/$defs/wbsElements"},
-			map[string]any{
-				"description":          "the same list, in an object that names its schema for an editor",
-				"type":                 "object",
-				"additionalProperties": false,
-				"required":             []string{"wbsElements"},
-				"properties": map[string]any{
-					"$schema":     map[string]any{"description": "the address of this schema", "type": "string"},
-					"wbsElements": map[string]any{"$ref": "#/$defs/wbsElements"},
-				},
-			},
+			namingObject(),
 		},
 		"$defs": map[string]any{
 			"wbsElements": map[string]any{
 				"type":  "array",
 				"items": map[string]any{"$ref": "#/$defs/wbsElement"},
 			},
-			"wbsElement": map[string]any{
-				"type":                 "object",
-				"additionalProperties": false,
-				"required":             []string{"wbsElementCode"},
-				"properties": map[string]any{
-					"wbsElementCode": map[string]any{
-						"description": "the element's code",
-						"type":        "string",
-						"minLength":   sdk.MinCodeLength,
-						"maxLength":   sdk.MaxCodeLength,
-						"pattern":     noControl,
-					},
-					"description": map[string]any{
-						"description": fmt.Sprintf("the description, at most %d characters: an empty string clears it; null, or no description, leaves it as it is", sdk.MaxDescriptionLength),
-						"type":        []string{"string", "null"},
-						"maxLength":   sdk.MaxDescriptionLength,
-						"pattern":     noControl,
-					},
-					"isActive": map[string]any{
-						"description": "whether the element is active; a new element is active unless false",
-						"type":        []string{"boolean", "null"},
-					},
-					"businessOrganizations": map[string]any{
-						"description": "every link of the element: [] removes them all, null leaves them as they are",
-						"type":        []string{"array", "null"},
-						"items":       map[string]any{"$ref": "#/$defs/businessOrganization"},
-					},
-				},
+			"wbsElement":           wbsElement(),
+			"businessOrganization": businessOrganization(),
+		},
+	}
+}
+
+// namingObject is the object form of the file: the list under
+// wbsElements, beside the $schema that names the schema for an editor.
+func namingObject() map[string]any {
+	return map[string]any{
+		"description":          "the same list, in an object that names its schema for an editor",
+		"type":                 "object",
+		"additionalProperties": false,
+		"required":             []string{"wbsElements"},
+		"properties": map[string]any{
+			"$schema":     map[string]any{"description": "the address of this schema", "type": "string"},
+			"wbsElements": map[string]any{"$ref": "#/$defs/wbsElements"},
+		},
+	}
+}
+
+// wbsElement is #/$defs/wbsElement: one element, its code required.
+func wbsElement() map[string]any {
+	return map[string]any{
+		"type":                 "object",
+		"additionalProperties": false,
+		"required":             []string{"wbsElementCode"},
+		"properties": map[string]any{
+			"wbsElementCode": map[string]any{
+				"description": "the element's code",
+				"type":        "string",
+				"minLength":   sdk.MinCodeLength,
+				"maxLength":   sdk.MaxCodeLength,
+				"pattern":     noControl,
 			},
-			"businessOrganization": map[string]any{
-				"type":                 "object",
-				"additionalProperties": false,
-				"required":             []string{"code", "entityType"},
-				"properties": map[string]any{
-					"code": map[string]any{
-						"description": "the organization's code in the ERP",
-						"type":        "string",
-						"minLength":   sdk.MinOrganizationFieldLength,
-						"pattern":     noControl,
-					},
-					"entityType": map[string]any{
-						"description": "the kind of organizational structure, such as company, branch or department",
-						"type":        "string",
-						"minLength":   sdk.MinOrganizationFieldLength,
-						"pattern":     noControl,
-					},
-				},
+			"description": map[string]any{
+				"description": fmt.Sprintf("the description, at most %d characters: an empty string clears it; null, or no description, leaves it as it is", sdk.MaxDescriptionLength),
+				"type":        []string{"string", "null"},
+				"maxLength":   sdk.MaxDescriptionLength,
+				"pattern":     noControl,
+			},
+			"isActive": map[string]any{
+				"description": "whether the element is active; a new element is active unless false",
+				"type":        []string{"boolean", "null"},
+			},
+			"businessOrganizations": map[string]any{
+				"description": "every link of the element: [] removes them all, null leaves them as they are",
+				"type":        []string{"array", "null"},
+				"items":       map[string]any{"$ref": "#/$defs/businessOrganization"},
+			},
+		},
+	}
+}
+
+// businessOrganization is #/$defs/businessOrganization: one link of an
+// element, its code and entityType both required.
+func businessOrganization() map[string]any {
+	return map[string]any{
+		"type":                 "object",
+		"additionalProperties": false,
+		"required":             []string{"code", "entityType"},
+		"properties": map[string]any{
+			"code": map[string]any{
+				"description": "the organization's code in the ERP",
+				"type":        "string",
+				"minLength":   sdk.MinOrganizationFieldLength,
+				"pattern":     noControl,
+			},
+			"entityType": map[string]any{
+				"description": "the kind of organizational structure, such as company, branch or department",
+				"type":        "string",
+				"minLength":   sdk.MinOrganizationFieldLength,
+				"pattern":     noControl,
 			},
 		},
 	}

@@ -4,6 +4,7 @@ package serve
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -121,48 +122,10 @@ probability, times. For instance:
 
 // runServe starts the server and blocks until ctx ends, then shuts down.
 func runServe(ctx context.Context, opts *Options) error {
-	var serverOpts []wbstest.Option
-	for _, c := range opts.Credentials {
-		id, secret, ok := strings.Cut(c, "=")
-		if !ok || id == "" || secret == "" {
-			return &cmdutil.UsageError{Err: fmt.Errorf("--credential %q: want CLIENT_ID=SECRET", strings.SplitN(c, "=", 2)[0]+"=…")}
-		}
-		serverOpts = append(serverOpts, wbstest.WithCredential(id, secret))
-	}
-	switch opts.OrgUpdate {
-	case "merge":
-		serverOpts = append(serverOpts, wbstest.WithOrgUpdateMode(wbstest.OrgMerge))
-	case "replace":
-		serverOpts = append(serverOpts, wbstest.WithOrgUpdateMode(wbstest.OrgReplace))
-	default:
-		return &cmdutil.UsageError{Err: fmt.Errorf("--org-update %q: want merge or replace", opts.OrgUpdate)}
-	}
-	switch opts.RateWindow {
-	case "", "fixed":
-		serverOpts = append(serverOpts, wbstest.WithRateWindow(wbstest.FixedWindow))
-	case "sliding":
-		serverOpts = append(serverOpts, wbstest.WithRateWindow(wbstest.SlidingWindow))
-	default:
-		return &cmdutil.UsageError{Err: fmt.Errorf("--rate-window %q: want fixed or sliding", opts.RateWindow)}
-	}
-	readings, err := listReadings(opts)
+	logger := slog.New(slog.NewTextHandler(opts.IO.ErrOut, nil))
+	serverOpts, err := serverOptions(opts, logger)
 	if err != nil {
 		return err
-	}
-	serverOpts = append(serverOpts, readings...)
-	for _, spec := range opts.Faults {
-		rule, err := ParseFault(spec)
-		if err != nil {
-			return &cmdutil.UsageError{Err: err}
-		}
-		serverOpts = append(serverOpts, wbstest.WithFaults(rule))
-	}
-	logger := slog.New(slog.NewTextHandler(opts.IO.ErrOut, nil))
-	serverOpts = append(serverOpts,
-		wbstest.WithTokenLifetime(opts.TokenLifetime), wbstest.WithRateLimit(opts.RateLimit),
-		wbstest.WithMaxPageSize(opts.MaxPageSize), wbstest.WithSeed(opts.Seed), wbstest.WithLogger(logger))
-	if opts.Elements < 0 {
-		return &cmdutil.UsageError{Err: fmt.Errorf("--elements %d: want 0 or more", opts.Elements)}
 	}
 	srv := wbstest.New(serverOpts...)
 	populate(srv, opts.Elements)
@@ -180,6 +143,88 @@ func runServe(ctx context.Context, opts *Options) error {
 	if tlsConfig != nil {
 		baseURL = "https://" + ln.Addr().String()
 	}
+	if err := announce(opts, baseURL, caFile, srv); err != nil {
+		return err
+	}
+	hs := srv.HTTPServer(opts.Addr)
+	// TLS handshake failures and the like go to the request log.
+	hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+	return serveUntilDone(ctx, hs, ln, tlsConfig)
+}
+
+// serverOptions reads the flags into the options of the server, which
+// logs its requests to logger.
+func serverOptions(opts *Options, logger *slog.Logger) ([]wbstest.Option, error) {
+	var serverOpts []wbstest.Option
+	for _, read := range []func(*Options) ([]wbstest.Option, error){
+		credentialOptions, orgUpdateOption, rateWindowOption, listReadings, faultOptions,
+	} {
+		more, err := read(opts)
+		if err != nil {
+			return nil, err
+		}
+		serverOpts = append(serverOpts, more...)
+	}
+	serverOpts = append(serverOpts,
+		wbstest.WithTokenLifetime(opts.TokenLifetime), wbstest.WithRateLimit(opts.RateLimit),
+		wbstest.WithMaxPageSize(opts.MaxPageSize), wbstest.WithSeed(opts.Seed), wbstest.WithLogger(logger))
+	if opts.Elements < 0 {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--elements %d: want 0 or more", opts.Elements)}
+	}
+	return serverOpts, nil
+}
+
+// credentialOptions reads --credential, CLIENT_ID=SECRET each.
+func credentialOptions(opts *Options) ([]wbstest.Option, error) {
+	var serverOpts []wbstest.Option
+	for _, c := range opts.Credentials {
+		id, secret, ok := strings.Cut(c, "=")
+		if !ok || id == "" || secret == "" {
+			return nil, &cmdutil.UsageError{Err: fmt.Errorf("--credential %q: want CLIENT_ID=SECRET", strings.SplitN(c, "=", 2)[0]+"=…")}
+		}
+		serverOpts = append(serverOpts, wbstest.WithCredential(id, secret))
+	}
+	return serverOpts, nil
+}
+
+// orgUpdateOption reads --org-update.
+func orgUpdateOption(opts *Options) ([]wbstest.Option, error) {
+	switch opts.OrgUpdate {
+	case "merge":
+		return []wbstest.Option{wbstest.WithOrgUpdateMode(wbstest.OrgMerge)}, nil
+	case "replace":
+		return []wbstest.Option{wbstest.WithOrgUpdateMode(wbstest.OrgReplace)}, nil
+	}
+	return nil, &cmdutil.UsageError{Err: fmt.Errorf("--org-update %q: want merge or replace", opts.OrgUpdate)}
+}
+
+// rateWindowOption reads --rate-window.
+func rateWindowOption(opts *Options) ([]wbstest.Option, error) {
+	switch opts.RateWindow {
+	case "", "fixed":
+		return []wbstest.Option{wbstest.WithRateWindow(wbstest.FixedWindow)}, nil
+	case "sliding":
+		return []wbstest.Option{wbstest.WithRateWindow(wbstest.SlidingWindow)}, nil
+	}
+	return nil, &cmdutil.UsageError{Err: fmt.Errorf("--rate-window %q: want fixed or sliding", opts.RateWindow)}
+}
+
+// faultOptions reads --fault, a rule each.
+func faultOptions(opts *Options) ([]wbstest.Option, error) {
+	var serverOpts []wbstest.Option
+	for _, spec := range opts.Faults {
+		rule, err := ParseFault(spec)
+		if err != nil {
+			return nil, &cmdutil.UsageError{Err: err}
+		}
+		serverOpts = append(serverOpts, wbstest.WithFaults(rule))
+	}
+	return serverOpts, nil
+}
+
+// announce says where the server listens, as a document or for a
+// person, and tells opts.Ready.
+func announce(opts *Options, baseURL, caFile string, srv *wbstest.Server) error {
 	if opts.Mode != nil && opts.Mode().Structured() {
 		if err := printStart(opts, baseURL, caFile, srv); err != nil {
 			return err
@@ -190,9 +235,12 @@ func runServe(ctx context.Context, opts *Options) error {
 	if opts.Ready != nil {
 		opts.Ready(baseURL)
 	}
-	hs := srv.HTTPServer(opts.Addr)
-	// TLS handshake failures and the like go to the request log.
-	hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+	return nil
+}
+
+// serveUntilDone serves hs on ln, with https when tlsConfig is given,
+// until it fails or ctx ends, then shuts it down within 5 seconds.
+func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener, tlsConfig *tls.Config) error {
 	errc := make(chan error, 1)
 	if tlsConfig != nil {
 		hs.TLSConfig = tlsConfig
