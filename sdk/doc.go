@@ -43,7 +43,7 @@
 // # Pagination
 //
 // List returns one page (Data, Hits, Next), and Page.NextOptions the
-// options of the page after it. All and AllBusinessOrganizations return an
+// options of the page after it (Page.NextCursor its cursor). All and AllBusinessOrganizations return an
 // iter.Seq2 that fetches one page at a time, as the loop asks for more,
 // with DefaultAllPageSize (100) items a page unless ListOptions says
 // otherwise: 250 elements take 3 requests.
@@ -82,6 +82,16 @@
 // exists, yields nothing. The bearer token is only ever sent to the origin
 // of the client's base URL: a next on another host, scheme or path is read
 // for its page number only.
+//
+// A walk resumes where it stopped, after a failure, in this process or
+// another, from a Cursor: AllPages yields the pages All reads, and each
+// page's NextCursor names the page after it, a string to save once the
+// page is handled. With ListOptions.Cursor, List, All, AllPages and the
+// links lists read from that page on, at the page size the cursor was
+// made with, whatever the platform's next is: no item is read twice or
+// left out. A cursor is tied to the client's base URL, its list and its
+// page size; one of another origin or list, or given with another
+// PageNumber or PageSize, is a *ValidationError, and nothing is sent.
 //
 // # Errors
 //

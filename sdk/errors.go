@@ -342,7 +342,7 @@ type APIError struct {
 // for none: Retry-After, else the time to RateLimit-Reset of a 429 or of
 // an answer whose RateLimit-Remaining is 0.
 func (e *APIError) RetryAfter(now time.Time) time.Duration {
-	return retryAfter(e.StatusCode, e.Rate, now)
+	return e.Rate.WaitAfter(e.StatusCode, now)
 }
 
 // maxFieldErrorsInMessage bounds the field errors APIError.Error lists.

@@ -58,6 +58,49 @@ func ExampleWBSElementsService_All() {
 	// C
 }
 
+func ExampleWBSElementsService_AllPages_resume() {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	for _, code := range []string{"A", "B", "C", "D", "E"} {
+		srv.Put(wbstest.Element{Code: code, IsActive: true})
+	}
+	ctx := context.Background()
+	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+
+	// Once a page is handled, save the cursor of the page after it.
+	var saved sdk.Cursor // "" reads from the first page
+	for page, err := range client.WBSElements.AllPages(ctx, &sdk.ListOptions{PageSize: 2}) {
+		if err != nil {
+			fmt.Println(err) // saved names the first page not handled
+			return
+		}
+		for _, el := range page.Data {
+			fmt.Println(el.Code)
+		}
+		saved, _ = page.NextCursor() // a string: to a file, a database, JSON
+		if page.PageNumber == 2 {
+			break // a failure, say
+		}
+	}
+
+	// Later, maybe in another process: a client of the same base URL
+	// reads on from the saved page, at the page size it was made with.
+	client, _ = sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+	for el, err := range client.WBSElements.All(ctx, &sdk.ListOptions{Cursor: saved}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("resumed", el.Code)
+	}
+	// Output:
+	// A
+	// B
+	// C
+	// D
+	// resumed E
+}
+
 func ExampleWBSElementsService_Update() {
 	srv := wbstest.NewServer()
 	defer srv.Close()

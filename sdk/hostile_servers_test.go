@@ -126,7 +126,7 @@ func TestHostileRetryAfterIsCapped(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Now()
 			h := tt.header(now)
-			if got := retryAfter(tt.status, ParseRate(h, now), now); got < year-time.Minute {
+			if got := ParseRate(h, now).WaitAfter(tt.status, now); got < year-time.Minute {
 				t.Fatalf("asked wait read as %v, want a year or more", got)
 			}
 			apiErr := &APIError{StatusCode: tt.status, Rate: ParseRate(h, now)}

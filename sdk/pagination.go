@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,17 +40,119 @@ type ListOptions struct {
 	// past it, the sequence ends with an error matching ErrListTooLong.
 	// Zero is no bound.
 	MaxPages int
-
-	// next is the platform's next URL that NextOptions followed; see
-	// pager.firstURL.
-	next nextQuery
+	// Cursor, where set, is the page to read first: one that
+	// Page.NextCursor or Page.NextOptions gave, of this list, maybe in
+	// another process. The list is then read at the page size the cursor
+	// was made with; PageNumber and PageSize may be left zero, and
+	// anything else must be the cursor's own (see Cursor). DoPages does
+	// not read it.
+	Cursor Cursor
 }
 
-// nextQuery is the query of a next URL that NextOptions followed, and the
-// page number and size NextOptions read from it.
-type nextQuery struct {
-	raw          string
-	number, size int
+// Cursor names a page of a list, so that a walk of the list can stop and
+// resume there later, in this process or another (after a failure, say):
+// Page.NextCursor gives the cursor of the page after a page, and List,
+// All, AllPages, ListBusinessOrganizations and the All… iterators of the
+// links read from ListOptions.Cursor on. It is a string to store as it is,
+// in a file, a database or JSON; its contents are opaque, and a cursor of
+// this version of the SDK is read by later ones.
+//
+// A cursor carries all the SDK needs to read its page whatever the
+// platform's next means: the page's URL (the platform's next URL where
+// the walk follows one, with any cursor of the platform's in its query;
+// else the list's URL with pageNumber and pageSize, which is how a next
+// that is a page number, an offset, an opaque token, null or absent is
+// followed), the page's number, the page size asked, the smaller size
+// the platform was shown to cap pages at, and a fingerprint of the page
+// before it, so that a platform that answers a page past the end with the
+// last page again does not yield that page twice.
+//
+// A cursor is tied to the client's base URL, to the list it was made on,
+// and to the page size it was made with. Read with another base URL
+// (another scheme, host or port, or another path), on another list (an
+// element's links, another element), with a PageNumber other than its
+// page's, or with a PageSize other than the one it was made with (the
+// size asked, or the size its page is read at), it is refused with a
+// *ValidationError, and nothing is sent: the bearer token never follows a
+// cursor to another origin, as it never follows a next. A token of the
+// platform's carried in the cursor may expire as the platform decides.
+type Cursor string
+
+// cursorVersion starts every Cursor of this version of the SDK.
+const cursorVersion = "1."
+
+// cursorState is what a Cursor carries.
+type cursorState struct {
+	// URL is the absolute URL of the page.
+	URL    string `json:"u"`
+	Number int    `json:"n"`
+	// Size is the page size asked, 0 for the platform's default; Cap the
+	// smaller size the platform was shown to cap pages at, 0 for none.
+	Size int `json:"s,omitempty"`
+	Cap  int `json:"c,omitempty"`
+	// Unproven marks a page read only because the end of the list was not
+	// proven; Prev is the fingerprint of the page before it.
+	Unproven bool   `json:"e,omitempty"`
+	Prev     []byte `json:"f,omitempty"`
+}
+
+func (s *cursorState) cursor() Cursor {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a query's & as it is
+	_ = enc.Encode(s)        // of ints, a string, a bool and bytes: no error
+	return Cursor(cursorVersion + base64.RawURLEncoding.EncodeToString(bytes.TrimSpace(b.Bytes())))
+}
+
+// state reads c, checking that it names a page by an absolute URL.
+func (c Cursor) state() (*cursorState, error) {
+	notOurs := errors.New("is not a cursor of this SDK")
+	b64, ok := strings.CutPrefix(string(c), cursorVersion)
+	if !ok {
+		return nil, notOurs
+	}
+	b, err := base64.RawURLEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, notOurs
+	}
+	var s cursorState
+	if json.Unmarshal(b, &s) != nil {
+		return nil, notOurs
+	}
+	u, err := url.Parse(s.URL)
+	if err != nil || !u.IsAbs() || u.Host == "" || s.Number < 1 || s.Size < 0 || s.Cap < 0 ||
+		(len(s.Prev) != 0 && len(s.Prev) != sha256.Size) {
+		return nil, notOurs
+	}
+	return &s, nil
+}
+
+// pageSize is the pageSize of the page's URL, 0 where it has none.
+func (s *cursorState) pageSize() int {
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		return 0
+	}
+	if n, err := strconv.Atoi(u.Query().Get("pageSize")); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}
+
+// madeWith reports whether size is a page size the cursor was made with:
+// the one asked, or the one its page is read at.
+func (s *cursorState) madeWith(size int) bool {
+	return size == s.Size || (s.Cap > 0 && size == s.Cap) || size == s.pageSize()
+}
+
+// prev is the fingerprint of the page before the cursor's, if it has one.
+func (s *cursorState) prev() ([32]byte, bool) {
+	var fp [32]byte
+	if s == nil || len(s.Prev) != len(fp) {
+		return fp, false
+	}
+	copy(fp[:], s.Prev)
+	return fp, true
 }
 
 // validate refuses negative values, which a platform reads as its
@@ -64,6 +167,24 @@ func (o ListOptions) validate(op, code string) error {
 	}
 	if o.MaxPages < 0 {
 		vs.add("maxPages", "at least 1, or 0 for no bound", "is %d", o.MaxPages)
+	}
+	if o.Cursor != "" {
+		st, err := o.Cursor.state()
+		switch {
+		case err != nil:
+			vs.add("cursor", "a Cursor of Page.NextCursor or Page.NextOptions", "%s", err)
+		default:
+			if o.PageNumber > 0 && o.PageNumber != st.Number {
+				vs.add("pageNumber", fmt.Sprintf("0 or the cursor's page, %d", st.Number), "is %d", o.PageNumber)
+			}
+			if o.PageSize > 0 && !st.madeWith(o.PageSize) {
+				limit := "0: the cursor reads at the platform's page size"
+				if size := cmp.Or(st.Size, st.pageSize()); size > 0 {
+					limit = fmt.Sprintf("0 or the cursor's page size, %d", size)
+				}
+				vs.add("pageSize", limit, "is %d", o.PageSize)
+			}
+		}
 	}
 	return vs.err(op, code)
 }
@@ -97,17 +218,31 @@ type Page[T any] struct {
 
 // NextOptions returns the options that read the page after p with List or
 // ListBusinessOrganizations, by the rules All follows, and false when p
-// proves the end of the list. Where All follows a next URL, the options
-// carry its whole query, such as a cursor, and List sends it as it is
-// unless PageNumber or PageSize is changed (then the other parameters are
-// sent with the new ones). A page read alone cannot show that hits is a
-// total (All learns that over several pages), so a full page is always
-// followed, as All does; a page past the end then answers empty.
+// proves the end of the list. The options' Cursor names that page, and
+// PageNumber and PageSize are its number and size; MaxPages is the one p
+// was read with. Where All follows a next URL, the cursor carries its
+// whole query, such as the platform's cursor, and List sends it as it is.
+// A page that List read alone cannot show that hits is a total (All
+// learns that over several pages), so a full page is always followed, as
+// All does; a page past the end then answers empty.
 func (p *Page[T]) NextOptions() (*ListOptions, bool) {
 	if p.next == nil {
 		return nil, false
 	}
 	return p.next()
+}
+
+// NextCursor returns the cursor of the page after p, to read it later
+// with ListOptions.Cursor, and false when p proves the end of the list.
+// On a page of AllPages it is the page the walk reads next, with what the
+// walk learnt of the platform; on a page of List, the one NextOptions
+// reads.
+func (p *Page[T]) NextCursor() (Cursor, bool) {
+	o, ok := p.NextOptions()
+	if !ok {
+		return "", false
+	}
+	return o.Cursor, true
 }
 
 // decodePage reads a list envelope (spec 2.3) in one pass over the body:
@@ -216,9 +351,11 @@ type pager[T any] struct {
 	// query is kept on every page (RawRequest), header sent with it.
 	query  url.Values
 	header http.Header
-	// first is the next URL that NextOptions followed, for the first
-	// page only: the pages after it follow the platform's own next.
-	first nextQuery
+	// cursor, where set, names the first page read: the pages after it
+	// follow the platform's own next. capped is the page size the
+	// platform was shown to cap pages at before, 0 for none.
+	cursor *cursorState
+	capped int
 	// emptyOn404 reads a 404 on the first page as an empty list: always
 	// for the element list, for an element's links only where the caller
 	// knows the element exists.
@@ -247,27 +384,76 @@ func (p *pager[T]) pageURL(n, size int) *url.URL {
 	return &u
 }
 
-// firstURL is the URL of the first page read, number n at the page size
-// asked: the next URL that NextOptions followed when n and the size are
-// those it read from it, else pageURL with that URL's other parameters.
-func (p *pager[T]) firstURL(n int) *url.URL {
-	if p.first.raw == "" {
-		return p.pageURL(n, p.size)
+// resume makes p read from the page c names, at the page size c was made
+// with whatever the operation's default. ListOptions.validate has
+// refused a c that is no cursor.
+func (p *pager[T]) resume(c Cursor) {
+	if c == "" {
+		return
 	}
-	if n == p.first.number && p.size == p.first.size {
-		u := *p.base
-		u.RawQuery = p.first.raw
-		return &u
+	if st, err := c.state(); err == nil {
+		p.cursor, p.size, p.capped = st, st.Size, st.Cap
 	}
-	q, _ := url.ParseQuery(p.first.raw)
-	delete(q, "pageNumber")
-	delete(q, "pageSize")
-	u := p.pageURL(n, p.size)
-	for k, vs := range u.Query() {
-		q[k] = vs
+}
+
+// firstStep is the first page to read: number n, or the page p's cursor
+// names. A cursor is only followed to the list itself on the client's own
+// origin, as a next is (see following); any other is refused.
+func (p *pager[T]) firstStep(n int) (step, error) {
+	if p.cursor == nil {
+		return step{url: p.pageURL(n, p.size), number: max(n, 1)}, nil
 	}
-	u.RawQuery = q.Encode()
-	return u
+	u, err := url.Parse(p.cursor.URL)
+	if err != nil || u.User != nil || !p.c.sameOrigin(u) || u.Path != p.base.Path {
+		var vs violations
+		vs.add("cursor", "a cursor of this list at the client's base URL", "names a page of another origin or list")
+		return step{}, vs.err(p.op, p.code)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return step{url: u, number: p.cursor.Number, unproven: p.cursor.Unproven}, nil
+}
+
+// newWalk starts a walk whose first page is number n.
+func (p *pager[T]) newWalk(n int) *walk {
+	w := &walk{size: cmp.Or(p.capped, max(p.size, 0), defaultPageSize), capped: p.capped > 0}
+	w.seen = (max(n, 1) - 1) * w.size
+	return w
+}
+
+// after is the options, cursor included, of st, the page after page,
+// where the walk has found the platform to cap pages at capped items (0:
+// no cap).
+func (p *pager[T]) after(page *Page[T], st step, capped int) *ListOptions {
+	cs := &cursorState{URL: st.url.String(), Number: st.number, Size: max(p.size, 0), Cap: capped,
+		Unproven: st.unproven, Prev: bytes.Clone(page.fingerprint[:])}
+	return &ListOptions{PageNumber: st.number, PageSize: cs.pageSize(), MaxPages: p.maxPages, Cursor: cs.cursor()}
+}
+
+// one reads one page, as List does: number n, or the page p's cursor
+// names. A cursor's page that answers 404, or repeats the page before it
+// without itself promising more, is past the end of the list, and answers
+// empty.
+func (p *pager[T]) one(ctx context.Context, n int) (*Page[T], error) {
+	at, err := p.firstStep(n)
+	if err != nil {
+		return nil, err
+	}
+	page, err := p.fetch(ctx, at.url, at.number)
+	if err != nil {
+		if (p.emptyOn404 || p.cursor != nil) && platformNotFound(err) {
+			// An empty list, or a page past the end: a cursor is made
+			// after a page of the list.
+			return &Page[T]{Data: []T{}, PageNumber: at.number}, nil
+		}
+		return nil, err
+	}
+	if prev, ok := p.cursor.prev(); ok && len(page.Data) > 0 && page.fingerprint == prev {
+		if !at.unproven && !p.endsAgain(page, p.newWalk(at.number)) {
+			return nil, fmt.Errorf("%s: %w: page %d repeats page %d", p.op, ErrPageLoop, at.number, at.number-1)
+		}
+		return &Page[T]{Data: []T{}, PageNumber: at.number, Rate: page.Rate}, nil
+	}
+	return page, nil
 }
 
 func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T], error) {
@@ -285,22 +471,16 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 	}
 	page.Rate = resp.rate
 	page.next = func() (*ListOptions, bool) {
-		w := &walk{size: cmp.Or(max(p.size, 0), defaultPageSize)}
-		w.seen = (max(number, 1) - 1) * w.size
+		w := p.newWalk(number)
 		st, ok := p.following(page, w)
 		if !ok {
 			return nil, false
 		}
-		o := &ListOptions{PageNumber: st.number, PageSize: p.sizeParam(w), MaxPages: p.maxPages}
-		if st.next {
-			// The size All asks for by following the URL: its own.
-			o.PageSize = 0
-			if n, err := strconv.Atoi(st.url.Query().Get("pageSize")); err == nil && n > 0 {
-				o.PageSize = n
-			}
-			o.next = nextQuery{raw: st.url.RawQuery, number: o.PageNumber, size: o.PageSize}
+		capped := 0
+		if w.capped {
+			capped = w.size
 		}
-		return o, true
+		return p.after(page, st, capped), true
 	}
 	return page, nil
 }
@@ -444,52 +624,15 @@ func (p *pager[T]) continuation(prev *Page[T]) (*url.URL, bool) {
 	return ref, true
 }
 
-// all iterates over the items of every page from page start on, holding
-// one page at a time.
+// all iterates over the items of every page from page start on (or the
+// cursor's), holding one page at a time.
 func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		if err := (ListOptions{PageNumber: start, PageSize: p.size, MaxPages: p.maxPages}).validate(p.op, p.code); err != nil {
-			yield(zero, err)
-			return
-		}
-		w := &walk{size: cmp.Or(p.size, defaultPageSize)}
-		w.seen = (max(start, 1) - 1) * w.size
-		at := step{url: p.firstURL(start), number: max(start, 1)}
-		seenURLs := map[string]bool{}
-		seenPages := map[[32]byte]int{}
-		last := 0      // the number of the page read last
-		announced := 0 // the total the first page's hits announced
-		for {
-			if seenURLs[at.url.String()] {
-				yield(zero, fmt.Errorf("%s: %w: page %d (%s) was already read", p.op, ErrPageLoop, at.number, at.url.Redacted()))
-				return
-			}
-			seenURLs[at.url.String()] = true
-			if p.maxPages > 0 && w.pages >= p.maxPages {
-				yield(zero, fmt.Errorf("%s: %w: %d pages read, and the list goes on", p.op, ErrListTooLong, w.pages))
-				return
-			}
-			page, err := p.fetch(ctx, at.url, at.number)
+		for page, err := range p.pages(ctx, start) {
 			if err != nil {
-				if platformNotFound(err) && (w.pages > 0 || p.emptyOn404) {
-					// A page past the end, or an empty list.
-					return
-				}
 				yield(zero, err)
 				return
-			}
-			if len(page.Data) > 0 {
-				if first, ok := seenPages[page.fingerprint]; ok {
-					if first == last && (at.unproven || p.endsAgain(page, w)) {
-						// A platform that answers a page past the end
-						// with the last page again.
-						return
-					}
-					yield(zero, fmt.Errorf("%s: %w: page %d repeats page %d", p.op, ErrPageLoop, at.number, first))
-					return
-				}
-				seenPages[page.fingerprint] = at.number
 			}
 			for _, item := range page.Data {
 				// A caller that cancels within a page gets no more
@@ -502,7 +645,67 @@ func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 					return
 				}
 			}
+		}
+	}
+}
+
+// pages iterates over the pages of the list that hold items, from page
+// start on (or the cursor's), holding one at a time. The NextCursor of
+// each is the page the walk reads after it.
+func (p *pager[T]) pages(ctx context.Context, start int) iter.Seq2[*Page[T], error] {
+	return func(yield func(*Page[T], error) bool) {
+		if err := (ListOptions{PageNumber: start, PageSize: p.size, MaxPages: p.maxPages}).validate(p.op, p.code); err != nil {
+			yield(nil, err)
+			return
+		}
+		at, err := p.firstStep(start)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		w := p.newWalk(at.number)
+		seenURLs := map[string]bool{}
+		seenPages := map[[32]byte]int{}
+		last := 0 // the number of the page read last
+		if prev, ok := p.cursor.prev(); ok {
+			// The page before the cursor's, read by the walk that made it.
+			last = at.number - 1
+			seenPages[prev] = last
+		}
+		announced := 0 // the total the first page's hits announced
+		for {
+			if seenURLs[at.url.String()] {
+				yield(nil, fmt.Errorf("%s: %w: page %d (%s) was already read", p.op, ErrPageLoop, at.number, at.url.Redacted()))
+				return
+			}
+			seenURLs[at.url.String()] = true
+			if p.maxPages > 0 && w.pages >= p.maxPages {
+				yield(nil, fmt.Errorf("%s: %w: %d pages read, and the list goes on", p.op, ErrListTooLong, w.pages))
+				return
+			}
+			page, err := p.fetch(ctx, at.url, at.number)
+			if err != nil {
+				if platformNotFound(err) && (w.pages > 0 || p.cursor != nil || p.emptyOn404) {
+					// A page past the end, or an empty list.
+					return
+				}
+				yield(nil, err)
+				return
+			}
+			if len(page.Data) > 0 {
+				if first, ok := seenPages[page.fingerprint]; ok {
+					if first == last && (at.unproven || p.endsAgain(page, w)) {
+						// A platform that answers a page past the end
+						// with the last page again.
+						return
+					}
+					yield(nil, fmt.Errorf("%s: %w: page %d repeats page %d", p.op, ErrPageLoop, at.number, first))
+					return
+				}
+				seenPages[page.fingerprint] = at.number
+			}
 			last = at.number
+			var tooLong error
 			if announced > 0 || (w.pages == 0 && page.Hits != nil && *page.Hits > len(page.Data)) {
 				// A first hits above its page's length is a total: a list
 				// that runs far past it is one that never ends.
@@ -510,11 +713,27 @@ func (p *pager[T]) all(ctx context.Context, start int) iter.Seq2[T, error] {
 					announced = *page.Hits
 				}
 				if over := w.seen + len(page.Data) - announced; over > max(announced/10, 10*w.size) {
-					yield(zero, fmt.Errorf("%s: %w: %d items read, and its hits announced %d", p.op, ErrListTooLong, w.seen+len(page.Data), announced))
-					return
+					tooLong = fmt.Errorf("%s: %w: %d items read, and its hits announced %d", p.op, ErrListTooLong, w.seen+len(page.Data), announced)
 				}
 			}
 			next, ok := p.following(page, w)
+			capped := 0
+			if w.capped {
+				capped = w.size
+			}
+			page.next = func() (*ListOptions, bool) {
+				if !ok {
+					return nil, false
+				}
+				return p.after(page, next, capped), true
+			}
+			if len(page.Data) > 0 && !yield(page, nil) {
+				return
+			}
+			if tooLong != nil {
+				yield(nil, tooLong)
+				return
+			}
 			if !ok {
 				return
 			}

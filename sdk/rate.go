@@ -85,10 +85,11 @@ func (r Rate) Wait(now time.Time) time.Duration {
 	return 0
 }
 
-// retryAfter is the wait an answer of the given status asks for. A 429
-// says by its status that the window is spent, so its RateLimit-Reset
-// counts even without a RateLimit-Remaining.
-func retryAfter(status int, r Rate, now time.Time) time.Duration {
+// WaitAfter is the wait an answer of the given status asks for: Wait,
+// except that a 429 says by its status that the window is spent, so its
+// RateLimit-Reset counts even without a RateLimit-Remaining. The SDK's
+// retries and a Limiter that paces many calls read the same wait here.
+func (r Rate) WaitAfter(status int, now time.Time) time.Duration {
 	if status == http.StatusTooManyRequests && !r.HasRetryAfter {
 		return r.UntilReset(now)
 	}

@@ -27,7 +27,7 @@ func TestRetryAfter(t *testing.T) {
 		{"garbage", 429, http.Header{"Retry-After": {"soon"}}, 0},
 	}
 	for _, tt := range tests {
-		if got := retryAfter(tt.status, ParseRate(tt.h, now), now); got != tt.want {
+		if got := ParseRate(tt.h, now).WaitAfter(tt.status, now); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -92,8 +92,12 @@ func TestRetryAfterIsCapped(t *testing.T) {
 		return false
 	}
 	c := f.client(t) // MaxRetryAfter of 2 ns
-	if _, err := c.WBSElements.Delete(context.Background(), "A"); err != nil {
-		t.Fatalf("err = %v, want the capped wait and a successful retry", err)
+	// A deadline: a wait of a year that the cap left whole is not begun,
+	// so that the test fails by name instead of hanging the package.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.WBSElements.Delete(ctx, "A"); err != nil {
+		t.Fatalf("err = %v, want the capped wait (2 ns) and a successful retry within 20 s, not a wait of the year Retry-After asked", err)
 	}
 }
 

@@ -33,35 +33,45 @@ func (s *WBSElementsService) Create(ctx context.Context, req *CreateWBSElementRe
 	}, req)
 }
 
-// List returns one page of WBS elements (operation 2). See All to read
-// every page. A 404 with problem details is read as an empty page, the
-// reading of a platform that answers an empty list, or a page past its
-// end, with 404.
+// List returns one page of WBS elements (operation 2): opts.PageNumber,
+// or the page opts.Cursor names. See All to read every page. A 404 with
+// problem details is read as an empty page, the reading of a platform
+// that answers an empty list, or a page past its end, with 404.
 func (s *WBSElementsService) List(ctx context.Context, opts *ListOptions) (*Page[WBSElement], error) {
 	p, number, err := s.elementPager(opts, 0)
 	if err != nil {
 		return nil, err
 	}
-	page, err := p.fetch(ctx, p.firstURL(number), max(number, 1))
-	if platformNotFound(err) {
-		return &Page[WBSElement]{Data: []WBSElement{}, PageNumber: max(number, 1)}, nil
-	}
-	return page, err
+	return p.one(ctx, number)
 }
 
-// All returns every WBS element from opts.PageNumber on, fetching one page
-// of DefaultAllPageSize items (or opts.PageSize) at a time as the loop
-// asks for more. An error ends the sequence; breaking out of the loop
-// stops the fetching, and so does the end of ctx, between any two items.
-// A 404 on the first page is an empty list. See the package documentation
-// for how the end of a list is found whatever the platform's next and
-// hits mean.
+// All returns every WBS element from opts.PageNumber (or opts.Cursor) on,
+// fetching one page of DefaultAllPageSize items (or opts.PageSize) at a
+// time as the loop asks for more. An error ends the sequence; breaking
+// out of the loop stops the fetching, and so does the end of ctx, between
+// any two items. A 404 on the first page is an empty list. See the
+// package documentation for how the end of a list is found whatever the
+// platform's next and hits mean, and AllPages to save where a walk is.
 func (s *WBSElementsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[WBSElement, error] {
 	p, number, err := s.elementPager(opts, DefaultAllPageSize)
 	if err != nil {
 		return func(yield func(WBSElement, error) bool) { yield(WBSElement{}, err) }
 	}
 	return p.all(ctx, number)
+}
+
+// AllPages returns the pages of WBS elements that All reads, by the same
+// rules, one at a time as the loop asks for more; a list without elements
+// yields no page. The NextCursor of each page names the page All reads
+// after it: saved once the page's elements are handled, it resumes the
+// walk there with ListOptions.Cursor, in this process or another, with no
+// element read twice or left out.
+func (s *WBSElementsService) AllPages(ctx context.Context, opts *ListOptions) iter.Seq2[*Page[WBSElement], error] {
+	p, number, err := s.elementPager(opts, DefaultAllPageSize)
+	if err != nil {
+		return func(yield func(*Page[WBSElement], error) bool) { yield(nil, err) }
+	}
+	return p.pages(ctx, number)
 }
 
 // elementPager reads the element list with opts, at pageSize items a page
@@ -71,10 +81,12 @@ func (s *WBSElementsService) elementPager(opts *ListOptions, pageSize int) (*pag
 	if err := o.validate(opList, ""); err != nil {
 		return nil, 0, err
 	}
-	return &pager[WBSElement]{
+	p := &pager[WBSElement]{
 		c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: cmp.Or(o.PageSize, pageSize),
-		maxPages: o.MaxPages, emptyOn404: true, first: o.next,
-	}, o.PageNumber, nil
+		maxPages: o.MaxPages, emptyOn404: true,
+	}
+	p.resume(o.Cursor)
+	return p, o.PageNumber, nil
 }
 
 // Update changes a WBS element (operation 3). Fields left unset in req are
@@ -119,7 +131,8 @@ func (s *WBSElementsService) DeleteBusinessOrganizations(ctx context.Context, co
 }
 
 // ListBusinessOrganizations returns one page of the business organizations
-// linked to a WBS element (operation 6). A 404 matches ErrNotFound: the
+// linked to a WBS element (operation 6): opts.PageNumber, or the page
+// opts.Cursor names. A 404 matches ErrNotFound: the
 // element does not exist or, on a platform that answers an empty list
 // with 404, has no links.
 func (s *WBSElementsService) ListBusinessOrganizations(ctx context.Context, code string, opts *ListOptions) (*Page[LinkedBusinessOrganization], error) {
@@ -127,7 +140,7 @@ func (s *WBSElementsService) ListBusinessOrganizations(ctx context.Context, code
 	if err != nil {
 		return nil, err
 	}
-	return p.fetch(ctx, p.firstURL(number), max(number, 1))
+	return p.one(ctx, number)
 }
 
 // AllBusinessOrganizations returns every business organization linked to a
@@ -170,10 +183,12 @@ func (s *WBSElementsService) linkPager(code string, opts *ListOptions, pageSize 
 	if err := vs.err(opListLinks, code); err != nil {
 		return nil, 0, err
 	}
-	return &pager[LinkedBusinessOrganization]{
+	p := &pager[LinkedBusinessOrganization]{
 		c: s.c, op: opListLinks, code: code, size: cmp.Or(o.PageSize, pageSize), maxPages: o.MaxPages,
-		base: s.c.endpoint("v1", "wbs-elements", code, "business-organizations"), first: o.next,
-	}, o.PageNumber, nil
+		base: s.c.endpoint("v1", "wbs-elements", code, "business-organizations"),
+	}
+	p.resume(o.Cursor)
+	return p, o.PageNumber, nil
 }
 
 func listOptions(opts *ListOptions) ListOptions {

@@ -151,9 +151,11 @@ func (l *Limiter) observe(status int, r sdk.Rate) {
 	var pause time.Duration
 	switch {
 	case status == http.StatusTooManyRequests:
-		pause = cmp.Or(r.Wait(now), r.UntilReset(now), time.Second)
+		// The SDK's reading of the answer; a 429 that says nothing of
+		// when still pauses a second.
+		pause = cmp.Or(r.WaitAfter(status, now), time.Second)
 	case r.Exhausted():
-		pause = r.UntilReset(now)
+		pause = r.WaitAfter(status, now)
 	}
 	if pause > 0 {
 		// The platform's window is a minute: a longer wait asked for is
