@@ -44,8 +44,8 @@ type ListOptions struct {
 	// Page.NextCursor or Page.NextOptions gave, of this list, maybe in
 	// another process. The list is then read at the page size the cursor
 	// was made with; PageNumber and PageSize may be left zero, and
-	// anything else must be the cursor's own (see Cursor). DoPages does
-	// not read it.
+	// anything else must be the cursor's own (see Cursor). DoPages
+	// reads it too, for a path of the list the cursor was made on.
 	Cursor Cursor
 }
 

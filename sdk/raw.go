@@ -306,6 +306,9 @@ func (c *Client) DoPages(ctx context.Context, r *RawRequest, opts *ListOptions) 
 		return fail(refuse("only a GET is paginated, not %s", req.method))
 	}
 	o := listOptions(opts)
+	if err := o.validate(opRaw, ""); err != nil {
+		return fail(err)
+	}
 	base := *req.url
 	query := base.Query()
 	base.RawQuery = ""
@@ -313,7 +316,7 @@ func (c *Client) DoPages(ctx context.Context, r *RawRequest, opts *ListOptions) 
 		name string
 		n    *int
 	}{{"pageNumber", &o.PageNumber}, {"pageSize", &o.PageSize}} {
-		if *p.n != 0 || !query.Has(p.name) {
+		if *p.n != 0 || !query.Has(p.name) || o.Cursor != "" {
 			continue
 		}
 		n, err := strconv.Atoi(query.Get(p.name))
@@ -326,5 +329,6 @@ func (c *Client) DoPages(ctx context.Context, r *RawRequest, opts *ListOptions) 
 	if r.OnPage != nil {
 		p.onPage = func(status int, header http.Header) { r.OnPage(c.rawResponse(status, header)) }
 	}
+	p.resume(o.Cursor)
 	return p.all(ctx, o.PageNumber)
 }

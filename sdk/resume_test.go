@@ -397,3 +397,41 @@ func TestResumeLinksPastTheEnd(t *testing.T) {
 		t.Fatalf("%d requests, want a token and two pages", got)
 	}
 }
+
+// DoPages resumes from a cursor of the same list, as the api command's
+// --paginate would: the raw items after the cursor's page, no other.
+func TestDoPagesResumesFromACursor(t *testing.T) {
+	ctx := context.Background()
+	for _, next := range []wbstest.NextStyle{wbstest.NextURL, wbstest.NextCursor} {
+		t.Run(next.String(), func(t *testing.T) {
+			srv := wbstest.New(wbstest.WithNextStyle(next))
+			for _, code := range elementCodes(25) {
+				srv.Put(wbstest.Element{Code: code})
+			}
+			c, _ := resumeClient(t, srv, "http://platform.test")
+			page, err := c.WBSElements.List(ctx, &ListOptions{PageSize: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cursor, ok := page.NextCursor()
+			if !ok {
+				t.Fatal("no cursor after the first page")
+			}
+			c, _ = resumeClient(t, srv, "http://platform.test")
+			var codes []string
+			for raw, err := range c.DoPages(ctx, &RawRequest{Path: "/v1/wbs-elements"}, &ListOptions{Cursor: throughJSON(t, cursor)}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				var el struct{ WbsElementCode string }
+				if err := json.Unmarshal(raw, &el); err != nil {
+					t.Fatal(err)
+				}
+				codes = append(codes, el.WbsElementCode)
+			}
+			if want := elementCodes(25)[10:]; !slices.Equal(codes, want) {
+				t.Fatalf("DoPages from the cursor read %v, want %v", codes, want)
+			}
+		})
+	}
+}
