@@ -24,19 +24,51 @@ func HandlesSignals(c *cobra.Command) bool { return c.Annotations[OwnSignals] !=
 // cancels, its cause an *Interrupted naming the signal. A second signal
 // ends the process as the signal does by default.
 func SignalContext(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 1)
+	stop, _, release := signalContexts(parent, 1)
+	return stop, release
+}
+
+// SignalContexts returns the two contexts of a command that finishes what
+// it has in flight before it stops (apply): stop, which the first SIGINT
+// or SIGTERM ends (start no new work; finish what is in flight), and
+// cancel, which the second ends (end now), and with it stop. Both carry
+// as their cause the *Interrupted naming the first signal. A third
+// signal ends the process as the signal does by default.
+func SignalContexts(parent context.Context) (stop, cancel context.Context, release func()) {
+	return signalContexts(parent, 2)
+}
+
+// signalContexts ends stop at the first signal and, with stages 2,
+// cancel at the second; after the last stage signals are the process's
+// again.
+func signalContexts(parent context.Context, stages int) (context.Context, context.Context, func()) {
+	cancelCtx, cancel := context.WithCancelCause(parent)
+	stopCtx, stop := context.WithCancelCause(cancelCtx)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case sig := <-sigs:
-			signal.Stop(sigs)
-			cancel(&Interrupted{Signal: sig})
-		case <-done:
+		var first *Interrupted
+		for stage := range stages {
+			select {
+			case sig := <-sigs:
+				if first == nil {
+					first = &Interrupted{Signal: sig}
+				}
+				if stage == stages-1 {
+					signal.Stop(sigs)
+				}
+				if stage == 0 {
+					stop(first)
+				} else {
+					cancel(first)
+				}
+			case <-done:
+				return
+			}
 		}
 	}()
-	return ctx, func() {
+	return stopCtx, cancelCtx, func() {
 		signal.Stop(sigs)
 		close(done)
 		cancel(nil)

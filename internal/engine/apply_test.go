@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -216,13 +215,11 @@ func TestInterruptedRunFinishesOnTheNextRun(t *testing.T) {
 	file := &wbsfile.File{Records: recs}
 	state := filepath.Join(t.TempDir(), "state.json")
 	ctx := context.Background()
-	stop := make(chan struct{})
-	var once sync.Once
+	stop, signal := context.WithCancelCause(ctx)
 	var finished atomic.Int64
-	interrupted := func() error { return errors.New("interrupted") }
-	out, err := Run(ctx, c, Input{File: file, State: statestore.NewFile(state), Stop: stop, Interrupted: interrupted}, Hooks{OnResult: func(Result) {
+	out, err := Run(ctx, c, Input{File: file, State: statestore.NewFile(state), Stop: stop}, Hooks{OnResult: func(Result) {
 		if finished.Add(1) == 50 {
-			once.Do(func() { close(stop) })
+			signal(errors.New("interrupted"))
 		}
 	}})
 	if err != nil {

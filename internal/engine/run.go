@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/wbsctl/wbsctl/internal/statestore"
@@ -28,11 +27,11 @@ type Input struct {
 	Plan    PlanOptions
 	// DryRun ends the run with its plan.
 	DryRun bool
-	// Stop, closed by the first signal, ends planning at once and starts
-	// no more changes; Interrupted is the error that names the signal
-	// (nil: "interrupted").
-	Stop        <-chan struct{}
-	Interrupted func() error
+	// Stop, ended by the first signal, ends planning and a wait for the
+	// state's lock at once, and starts no more changes: those in flight
+	// finish. Its cause names the signal. The run's own context is the
+	// other one: ended, it ends everything now. A nil Stop never ends.
+	Stop context.Context
 	// KeepCorrelationIDs keeps every outcome's correlation id, for a
 	// report.
 	KeepCorrelationIDs bool
@@ -100,16 +99,12 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	opts := in.Plan
 	opts.AlsoNamed = file.InvalidCodes
 	var state *stateFile
-	stop, lockLost := in.Stop, func() error { return nil }
+	stop, lockLost := in.stopped(), func() error { return nil }
 	if in.State != nil {
 		if in.Holder.ID == "" {
 			in.Holder = statestore.NewHolder("apply", "", time.Now())
 		}
-		interrupted := in.Interrupted
-		if interrupted == nil {
-			interrupted = func() error { return errors.New("interrupted") }
-		}
-		lease, err := lockState(ctx, in.State, in.Holder, in.LockTimeout, in.BreakStaleAfter, h.Waiting, in.Stop, interrupted)
+		lease, err := lockState(ctx, in.State, in.Holder, in.LockTimeout, in.BreakStaleAfter, h.Waiting, in.stopped(), in.interruption)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +116,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			}
 		}()
 		var stopRenewing func()
-		stop, lockLost, stopRenewing = keepLease(ctx, lease, in.Stop, cmp.Or(in.renewEvery, renewEvery))
+		stop, lockLost, stopRenewing = keepLease(ctx, lease, in.stopped(), cmp.Or(in.renewEvery, renewEvery))
 		defer stopRenewing()
 		if state, err = loadState(ctx, in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
 			return nil, err
@@ -201,25 +196,30 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	return out, nil
 }
 
+// stopped is Stop's channel: nil, which never closes, without a Stop.
+func (in Input) stopped() <-chan struct{} {
+	if in.Stop == nil {
+		return nil
+	}
+	return in.Stop.Done()
+}
+
+// interruption is the error that names what ended Stop.
+func (in Input) interruption() error {
+	if in.Stop == nil || context.Cause(in.Stop) == nil {
+		return errors.New("interrupted")
+	}
+	return context.Cause(in.Stop)
+}
+
 // plan is the plan of the file, or the saved plan checked against the
 // platform. The first signal ends it at once: it only reads. A planning
 // error after the signal is the signal's, whichever came first.
 func (in Input) plan(ctx context.Context, c *sdk.Client, file *wbsfile.File, opts PlanOptions) (*Plan, error) {
-	interrupted := in.Interrupted
-	if interrupted == nil {
-		interrupted = func() error { return errors.New("interrupted") }
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	var stopped atomic.Bool
+	defer cancel(nil)
 	if in.Stop != nil {
-		go func() {
-			select {
-			case <-in.Stop:
-				stopped.Store(true)
-				cancel(interrupted())
-			case <-ctx.Done():
-			}
-		}()
+		defer context.AfterFunc(in.Stop, func() { cancel(in.interruption()) })()
 	}
 	var plan *Plan
 	var err error
@@ -228,9 +228,8 @@ func (in Input) plan(ctx context.Context, c *sdk.Client, file *wbsfile.File, opt
 	} else {
 		plan, err = buildPlan(ctx, c, file.Records, opts)
 	}
-	cancel(nil)
-	if err != nil && stopped.Load() {
-		return nil, fmt.Errorf("%w while planning: nothing was sent", interrupted())
+	if err != nil && in.Stop != nil && in.Stop.Err() != nil {
+		return nil, fmt.Errorf("%w while planning: nothing was sent", in.interruption())
 	}
 	return plan, err
 }

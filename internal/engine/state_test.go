@@ -248,9 +248,9 @@ func TestRunWaitsForTheStatesLock(t *testing.T) {
 		t.Fatalf("a wait whose context ends: %v", err)
 	}
 	// The first signal ends the wait, as it ends planning.
-	stop := make(chan struct{})
-	_, err = Run(context.Background(), c, Input{File: file, State: statestore.NewFile(state), LockTimeout: time.Hour, Stop: stop,
-		Interrupted: func() error { return errors.New("SIGINT") }}, Hooks{Waiting: func(string) { close(stop) }})
+	stop, signal := context.WithCancelCause(context.Background())
+	_, err = Run(context.Background(), c, Input{File: file, State: statestore.NewFile(state), LockTimeout: time.Hour, Stop: stop},
+		Hooks{Waiting: func(string) { signal(errors.New("SIGINT")) }})
 	if err == nil || !strings.Contains(err.Error(), "SIGINT while waiting for the state's lock") {
 		t.Fatalf("a wait that a signal ends: %v", err)
 	}

@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -78,19 +76,28 @@ type Options struct {
 	// AllowInvisibleCodes accepts codes that hold a character that shows
 	// as nothing or a bidi control, which are otherwise invalid records.
 	AllowInvisibleCodes bool
-	// Stop, when closed, stops starting new work (SIGINT, SIGTERM).
-	Stop <-chan struct{}
-	// signal is the signal that closed Stop.
-	signal atomic.Pointer[cmdutil.Interrupted]
+	// Stop, ended by the first SIGINT or SIGTERM, stops starting new
+	// work; the run's context, ended by the second, stops now. Nil in a
+	// test that sends no signal.
+	Stop context.Context
 }
 
-// interrupted is the error of a run that Stop ended: SIGINT's unless a
-// signal says otherwise (a test closes Stop itself).
+// interrupted is the error of a run that Stop ended: the signal its cause
+// names, SIGINT's when none does (a test that ends Stop itself).
 func (o *Options) interrupted() *cmdutil.Interrupted {
-	if sig := o.signal.Load(); sig != nil {
+	var sig *cmdutil.Interrupted
+	if o.Stop != nil && errors.As(context.Cause(o.Stop), &sig) {
 		return sig
 	}
 	return &cmdutil.Interrupted{Signal: syscall.SIGINT}
+}
+
+// stopped is Stop's channel: nil, which never closes, without a Stop.
+func (o *Options) stopped() <-chan struct{} {
+	if o.Stop == nil {
+		return nil
+	}
+	return o.Stop.Done()
 }
 
 // NewCmdApply returns `wbsctl apply`.
@@ -153,8 +160,9 @@ place; the folder is left as it is.`,
 			opts.Annotate = f.Getenv("GITHUB_ACTIONS") == "true"
 			opts.JobURL = cmdutil.JobURL(f.Getenv)
 			run := cmdutil.Pick(runF, runApply)
-			ctx, stop := onSignals(cmd.Context(), opts)
-			defer stop()
+			stop, ctx, release := cmdutil.SignalContexts(cmd.Context())
+			defer release()
+			opts.Stop = stop
 			return run(ctx, opts)
 		},
 	}
@@ -296,7 +304,6 @@ func (o *Options) engineInput(ctx context.Context, c *sdk.Client, parsed *wbsfil
 		File: parsed, Refresh: o.Refresh, DryRun: o.DryRun,
 		Plan:            engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
 		Stop:            o.Stop,
-		Interrupted:     func() error { return o.interrupted() },
 		Holder:          statestore.NewHolder(o.operation(), o.JobURL, time.Now()),
 		LockTimeout:     o.LockTimeout,
 		BreakStaleAfter: o.BreakStaleAfter,
@@ -441,7 +448,7 @@ func (o *Options) summarize(ctx context.Context, ran *engine.Outcome) engine.Sum
 		left = left || (r.Status == engine.StatusSkipped && !(r.Action == engine.ActionDelete && !ran.AllowPrune))
 	}
 	select {
-	case <-o.Stop:
+	case <-o.stopped():
 		sum.Interrupted = left
 		if !left {
 			fmt.Fprintf(o.IO.ErrOut, "%s came after the last change: nothing is left to do\n", o.interrupted())
@@ -665,40 +672,8 @@ func (o *Options) unlessStopped(what string, read func() error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-o.Stop:
+	case <-o.Stop.Done():
 		return fmt.Errorf("%w while reading %s: nothing was sent", o.interrupted(), output.Escape(what))
-	}
-}
-
-// onSignals sets o.Stop to close on the first SIGINT or SIGTERM and
-// returns a context that ends on the second. The first ends the reads of
-// the plan at once and lets the writes in flight finish, starting no new
-// ones; the second ends those too.
-func onSignals(parent context.Context, o *Options) (context.Context, func()) {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	ctx, cancel := context.WithCancelCause(parent)
-	stop := make(chan struct{})
-	o.Stop = stop
-	done := make(chan struct{})
-	go func() {
-		select {
-		case sig := <-sigs:
-			o.signal.Store(&cmdutil.Interrupted{Signal: sig})
-			close(stop)
-		case <-done:
-			return
-		}
-		select {
-		case <-sigs:
-			cancel(o.interrupted())
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
 	}
 }
 
