@@ -379,6 +379,10 @@ type PlanOptions struct {
 	// AlsoNamed are the codes of records left out as invalid: the file
 	// names them all the same, so a prune never deletes them.
 	AlsoNamed []string
+	// OwnedTypes, when set, are the only entity types whose links the
+	// records state (a file read through an ERP column map): the links
+	// of other types an element holds are kept, never removed.
+	OwnedTypes []string
 }
 
 func (o PlanOptions) withDefaults() PlanOptions {
@@ -539,6 +543,12 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 			return
 		}
 		if ch.record.OrganizationsSet {
+			if opts.OwnedTypes != nil {
+				keepOthers(ch.record, have, opts.OwnedTypes)
+				if ch.after != nil && ch.after != ch.before {
+					ch.after.BusinessOrganizations = links.Dedupe(ch.record.Organizations)
+				}
+			}
 			add, remove := diffLinks(have, ch.record.Organizations)
 			setLinkChanges(ch, add, remove)
 		}
@@ -548,6 +558,18 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 		}
 	})
 	return first
+}
+
+// keepOthers adds to r's links those of have whose entity type is not
+// owned: a file that states the links of some types only leaves the
+// others as the element holds them, and the update, which sends the
+// whole set, keeps them.
+func keepOthers(r *wbsfile.Record, have []sdk.BusinessOrganization, owned []string) {
+	for _, l := range have {
+		if !slices.Contains(owned, l.EntityType) {
+			r.Organizations = append(r.Organizations, l)
+		}
+	}
 }
 
 // setLinkChanges records add and remove on ch. The update sends the whole

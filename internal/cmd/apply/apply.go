@@ -20,6 +20,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/atomicfile"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/engine"
+	"github.com/wbsctl/wbsctl/internal/erpmap"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/internal/ratelimit"
 	"github.com/wbsctl/wbsctl/internal/statestore"
@@ -73,6 +74,11 @@ type Options struct {
 	// Sheet, Delimiter and Encoding say how to read the file where its
 	// bytes do not.
 	Sheet, Delimiter, Encoding string
+	// Map is an ERP column map (internal/erpmap) through which the file
+	// is read; its owned entity types are the only ones a plan changes.
+	Map string
+	// owned are the map's entity types, once read.
+	owned []string
 	// AllowInvisibleCodes accepts codes that hold a character that shows
 	// as nothing or a bidi control, which are otherwise invalid records.
 	AllowInvisibleCodes bool
@@ -151,6 +157,9 @@ place; the folder is left as it is.`,
 			if !cmd.Flags().Changed("state") && !opts.Check {
 				opts.State = f.Getenv("WBSCTL_STATE")
 			}
+			if !cmd.Flags().Changed("map") && opts.Plan == "" {
+				opts.Map = f.Getenv("WBSCTL_MAP")
+			}
 			if err := opts.check(); err != nil {
 				return err
 			}
@@ -169,6 +178,7 @@ place; the folder is left as it is.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.File, "file", "f", "", "file to apply, - for stdin")
 	fl.StringVar(&opts.Format, "format", "", "csv, json, ndjson, yaml or xlsx (default: by extension)")
+	fl.StringVar(&opts.Map, "map", "", "read -f, an ERP export, through this column `MAP` (YAML; see wbsctl map init); only the entity types it names are made exact (env WBSCTL_MAP)")
 	fl.StringVar(&opts.Sheet, "sheet", "", "the sheet of an .xlsx workbook to read, a hidden one too (default: the first visible)")
 	fl.StringVar(&opts.Delimiter, "delimiter", "", "what separates the cells of CSV: ',', ';' or tab (default: found from the header)")
 	fl.StringVar(&opts.Encoding, "encoding", "", "the encoding of a text file: windows-1252, iso-8859-1 or utf-8 (default: UTF-8, or UTF-16 by its byte-order mark)")
@@ -275,10 +285,7 @@ func (o *Options) readInput() (parsed *wbsfile.File, digest string, err error) {
 	if o.Plan != "" {
 		return parsed, "", nil
 	}
-	err = o.unlessStopped("-f "+o.File, func() (err error) {
-		parsed, digest, err = readFile(o)
-		return err
-	})
+	parsed, digest, err = readFile(o)
 	if problems := (*problemsError)(nil); errors.As(err, &problems) {
 		reportProblems(o, problems)
 	}
@@ -302,7 +309,8 @@ func (o *Options) readInput() (parsed *wbsfile.File, digest string, err error) {
 func (o *Options) engineInput(ctx context.Context, c *sdk.Client, parsed *wbsfile.File) (engine.Input, error) {
 	in := engine.Input{
 		File: parsed, Refresh: o.Refresh, DryRun: o.DryRun,
-		Plan:            engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
+		Plan: engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages,
+			OwnedTypes: o.owned},
 		Stop:            o.Stop,
 		Holder:          statestore.NewHolder(o.operation(), o.JobURL, time.Now()),
 		LockTimeout:     o.LockTimeout,
@@ -314,10 +322,8 @@ func (o *Options) engineInput(ctx context.Context, c *sdk.Client, parsed *wbsfil
 		in.MaxDeletes = &o.MaxDeletes
 	}
 	if o.Plan != "" {
-		if err := o.unlessStopped("--plan "+o.Plan, func() (err error) {
-			in.Saved, err = readSavedPlan(o, c)
-			return err
-		}); err != nil {
+		var err error
+		if in.Saved, err = readSavedPlan(o, c); err != nil {
 			return in, err
 		}
 	}
@@ -491,8 +497,8 @@ func (o *Options) check() error {
 		return usage("--plan carries out a saved plan as it is: --prune, --skip-invalid and --out belong to making it")
 	case o.Plan != "" && o.CodeQuality != "":
 		return usage("--plan reads no file: --codequality reports the problems of -f")
-	case o.Plan != "" && (o.Format != "" || o.Sheet != "" || o.Delimiter != "" || o.Encoding != ""):
-		return usage("--plan carries out a saved plan as it is: --format, --sheet, --delimiter and --encoding read the file it was made from")
+	case o.Plan != "" && (o.Format != "" || o.Sheet != "" || o.Delimiter != "" || o.Encoding != "" || o.Map != ""):
+		return usage("--plan carries out a saved plan as it is: --format, --sheet, --delimiter, --encoding and --map read the file it was made from")
 	case o.Out != "" && !o.DryRun:
 		return usage("--out saves the plan of a --dry-run: give both")
 	case o.DetailedExitcode && !o.DryRun:
@@ -573,8 +579,14 @@ func readFile(o *Options) (*wbsfile.File, string, error) {
 	if err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	data, err := cmdutil.ReadFileOrStdin(o.IO.In, o.File, wbsfile.MaxFileBytes)
-	if err != nil {
+	var data []byte
+	if err := o.unlessStopped("-f "+o.File, func() (err error) {
+		data, err = cmdutil.ReadFileOrStdin(o.IO.In, o.File, wbsfile.MaxFileBytes)
+		return err
+	}); err != nil {
+		if errors.Is(err, cmdutil.ErrInterrupted) {
+			return nil, "", err
+		}
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
 	read := wbsfile.ReadOptions{Sheet: o.Sheet, Encoding: o.Encoding}
@@ -586,7 +598,7 @@ func readFile(o *Options) (*wbsfile.File, string, error) {
 	if err := read.Check(format); err != nil {
 		return nil, "", &cmdutil.UsageError{Err: err}
 	}
-	parsed, err := wbsfile.ParseBytesChecked(data, format, read, wbsfile.Checks{AllowInvisibleCodes: o.AllowInvisibleCodes})
+	parsed, err := o.parse(data, format, read)
 	if err != nil {
 		return nil, "", err
 	}
@@ -617,15 +629,43 @@ func readFile(o *Options) (*wbsfile.File, string, error) {
 	return parsed, engine.FileDigest(data), nil
 }
 
+// parse reads the file's bytes as wbsctl's own file, or through the ERP
+// column map of --map, whose counts it says on stderr.
+func (o *Options) parse(data []byte, format wbsfile.Format, read wbsfile.ReadOptions) (*wbsfile.File, error) {
+	checks := wbsfile.Checks{AllowInvisibleCodes: o.AllowInvisibleCodes}
+	if o.Map == "" {
+		return wbsfile.ParseBytesChecked(data, format, read, checks)
+	}
+	source, err := os.ReadFile(o.Map)
+	if err != nil {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--map: %w", err)}
+	}
+	m, err := erpmap.Parse(o.Map, source)
+	if err != nil {
+		return nil, err
+	}
+	t, err := erpmap.ReadTable(data, format, read)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	res, err := m.Read(t, checks)
+	if err != nil {
+		return nil, err
+	}
+	if o.owned = m.OwnedTypes(); o.owned == nil {
+		o.owned = []string{} // the map states no link: none is changed
+	}
+	fmt.Fprintf(o.IO.ErrOut, "%s through %s: %s\n", output.Escape(o.File), output.Escape(o.Map), res.Counts)
+	return res.File, nil
+}
+
 // printSavedPlan prints the saved plan of --plan as the diff of a dry
 // run, without a request: what a reviewer reads is what --plan would
 // carry out, if the platform still holds what the plan found.
 func printSavedPlan(o *Options, c *sdk.Client) error {
-	var saved *engine.SavedPlan
-	if err := o.unlessStopped("--plan "+o.Plan, func() (err error) {
-		saved, err = readSavedPlan(o, c)
-		return err
-	}); err != nil {
+	saved, err := readSavedPlan(o, c)
+	if err != nil {
 		return err
 	}
 	plan := saved.Plan()
@@ -645,10 +685,18 @@ func printSavedPlan(o *Options, c *sdk.Client) error {
 // (see collectSoonerForLargeFiles).
 func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
 	var saved *engine.SavedPlan
-	var err error
-	if c != nil {
-		saved, err = engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
-	} else if saved, err = engine.ReadSavedPlanFile(o.Plan); err == nil {
+	err := o.unlessStopped("--plan "+o.Plan, func() (err error) {
+		if c != nil {
+			saved, err = engine.ReadSavedPlan(o.Plan, c.BaseURL(), c.ClientID())
+		} else {
+			saved, err = engine.ReadSavedPlanFile(o.Plan)
+		}
+		return err
+	})
+	if errors.Is(err, cmdutil.ErrInterrupted) {
+		return nil, err
+	}
+	if err == nil && c == nil {
 		fmt.Fprintf(o.IO.ErrOut, "note: with no credentials, the plan is shown as saved, for %s as %s\n", output.Escape(saved.BaseURL), output.Escape(saved.ClientID))
 	}
 	if err != nil {
@@ -658,11 +706,12 @@ func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
 	return saved, nil
 }
 
-// unlessStopped runs read, and returns when it does or when Stop closes.
+// unlessStopped runs read, and returns when it does or when Stop ends.
 // Opening or reading a file can wait for ever (a FIFO with no writer, a
 // terminal, a hung network share) where no signal reaches it: the first
 // SIGINT or SIGTERM ends the wait, with nothing sent, and the read is
-// left to the process's end.
+// left to the process's end. read must only read: what it sets is not
+// looked at once the wait is given up, and it writes nothing else.
 func (o *Options) unlessStopped(what string, read func() error) error {
 	if o.Stop == nil {
 		return read()

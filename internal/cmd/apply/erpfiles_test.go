@@ -136,7 +136,7 @@ func TestApplyReadFlagsRefused(t *testing.T) {
 		{[]string{"-f", jsonPath, "--delimiter", ";"}, "--delimiter separates the cells of CSV; the file is json"},
 		{[]string{"-f", csvPath, "--encoding", "utf-7"}, `--encoding "utf-7": use windows-1252, iso-8859-1 or utf-8`},
 		{[]string{"-f", csvPath, "--delimiter", "::"}, `--delimiter "::": give one character`},
-		{[]string{"--plan", filepath.Join(dir, "x.plan"), "--encoding", "windows-1252"}, "--plan carries out a saved plan as it is: --format, --sheet, --delimiter and --encoding read the file it was made from"},
+		{[]string{"--plan", filepath.Join(dir, "x.plan"), "--encoding", "windows-1252"}, "--plan carries out a saved plan as it is: --format, --sheet, --delimiter, --encoding and --map read the file it was made from"},
 		{[]string{"--plan", filepath.Join(dir, "x.plan"), "--sheet", "WBS"}, "--plan carries out a saved plan as it is"},
 	} {
 		code, _, errOut := run(t, srv, "", append([]string{"apply", "--rate", "0"}, tt.args...)...)

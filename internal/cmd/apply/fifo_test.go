@@ -27,24 +27,42 @@ func fifo(t *testing.T, dir, name string) string {
 		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			f.Close()
 		}
+		// The open the run left is over before the next test looks
+		// for one of its own.
+		for _, fn := range []string{"cmdutil.ReadFileOrStdin", "engine.ReadSavedPlan"} {
+			waitFor(t, "the open left waiting to end", func() bool { return openWaits(fn) == 0 })
+		}
 	})
 	return path
 }
 
+// openWaits counts the goroutines of this process that wait in an open
+// of a file called from fn, a function named in their stack.
+func openWaits(fn string) int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	waits := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) && strings.Contains(g, "os.openFile") {
+			waits++
+		}
+	}
+	return waits
+}
+
 // waitingIn waits until a goroutine of this process waits in an open of
-// a file called from fn, a function named in its stack.
+// a file called from fn, when none did before: the run's own, its signal
+// handling in place.
 func waitingIn(t *testing.T, fn string) {
 	t.Helper()
-	buf := make([]byte, 1<<20)
-	waitFor(t, "an open called from "+fn+" to wait", func() bool {
-		stacks := string(buf[:runtime.Stack(buf, true)])
-		for _, g := range strings.Split(stacks, "\n\n") {
-			if strings.Contains(g, fn) && strings.Contains(g, "os.openFile") {
-				return true
-			}
-		}
-		return false
-	})
+	waitFor(t, "an open called from "+fn+" to wait", func() bool { return openWaits(fn) > 0 })
 }
 
 // A file to read that is a FIFO with no writer (a process substitution

@@ -52,9 +52,12 @@ func TestOutputFlagsBelongToTheirCommands(t *testing.T) {
 		}
 		var formats []string
 		if o != nil {
-			usage := o.Usage[strings.Index(o.Usage, ": ")+2:]
-			usage, _, _ = strings.Cut(usage, " (")
-			formats = strings.Split(usage, ", ")
+			formats = strings.Split(c.Annotations["wbsctl/output-formats"], ",")
+			for _, ft := range formats {
+				if !strings.Contains(o.Usage, ft) {
+					t.Errorf("%s -o does not say it writes %s: %q", path, ft, o.Usage)
+				}
+			}
 		}
 		if w, ok := want[path]; ok {
 			seen[path] = true

@@ -15,6 +15,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/cmd/element"
 	"github.com/wbsctl/wbsctl/internal/cmd/export"
 	"github.com/wbsctl/wbsctl/internal/cmd/flow"
+	"github.com/wbsctl/wbsctl/internal/cmd/mapcmd"
 	"github.com/wbsctl/wbsctl/internal/cmd/schema"
 	"github.com/wbsctl/wbsctl/internal/cmd/serve"
 	"github.com/wbsctl/wbsctl/internal/cmd/state"
@@ -44,6 +45,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		auth.NewCmdAuth(f),
 		element.NewCmdElement(f),
 		flow.NewCmdFlow(f),
+		mapcmd.NewCmdMap(f),
 		schema.NewCmdSchema(f, nil),
 		serve.NewCmdServe(f, nil),
 		state.NewCmdState(f),

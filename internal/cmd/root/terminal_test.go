@@ -96,6 +96,12 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 	printable := "Zq\u202e\u200b\u2060\ufeff\u00ad\u3164qZ"
 	os.WriteFile(file, []byte(`[{"wbsElementCode":"P-1","description":"`+jsonText("new "+printable)+`"},`+
 		`{"wbsElementCode":"N-\u200b1","description":"`+jsonText(printable)+`"}]`), 0o600)
+	// An ERP export and its map: the header and the cells hold what a
+	// terminal must not act on.
+	export := filepath.Join(dir, "export.csv")
+	os.WriteFile(export, []byte("Proj"+printable+",Text\nP-1,"+printable+"\nP-"+printable+",x\n"), 0o600)
+	wbsmap := filepath.Join(dir, "export.wbsmap.yaml")
+	os.WriteFile(wbsmap, []byte("version: 1\nwbsElementCode: {expr: 'trim($env[\"Proj"+printable+"\"])'}\ndescription: Text\n"), 0o600)
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`[{"wbsElementCode":"`+jsonText(hostile)+`","`+jsonText(hostile)+`":1}]`), 0o600)
 	badCSV := filepath.Join(dir, "bad.csv")
@@ -141,6 +147,9 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 	}
 	runs = append(runs,
 		terminalRun{[]string{"flow", "execute", "7", "--data", "{}"}, true},
+		terminalRun{[]string{"map", "init", "-f", export}, true},
+		terminalRun{[]string{"map", "check", "-f", export, "--map", wbsmap}, true},
+		terminalRun{[]string{"map", "check", "-f", export, "--map", wbsmap, "-o", "json"}, true},
 		terminalRun{[]string{"apply", "-f", badCSV}, true},
 		terminalRun{[]string{"apply", "-f", file, "--allow-invisible-codes", "--dry-run", "--out", plan}, true},
 		terminalRun{[]string{"apply", "--plan", plan, "--dry-run"}, true},
