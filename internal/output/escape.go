@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/wbsctl/wbsctl/internal/unicodeprop"
 )
 
 // Escape writes what a terminal would act on, or would show as nothing,
@@ -150,7 +152,7 @@ func appendHex(b []byte, prefix string, v rune, digits int) []byte {
 // Cf: among them the bidi controls, zero-width spaces and joiners, the
 // word joiner and the byte order mark), and every code point of
 // Unicode's Default_Ignorable_Code_Point property, assigned or not
-// (defaultIgnorable): the combining grapheme joiner, the variation
+// (unicodeprop.DefaultIgnorable): the combining grapheme joiner, the variation
 // selectors, the Hangul fillers, which show as blanks of no letter, and
 // the code points kept for more of them.
 func unsafeOnTerminal(r rune) bool {
@@ -177,7 +179,7 @@ var invisibleTable = sync.OnceValue(func() *unicode.RangeTable {
 	var all []rune
 	for _, t := range []*unicode.RangeTable{unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector, unicode.Cf, unicode.Zl, unicode.Zp} {
 		eachRune(t, func(r rune) {
-			if r > 0x9f && (defaultIgnorable(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)) {
+			if r > 0x9f && (unicodeprop.DefaultIgnorable(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)) {
 				all = append(all, r)
 			}
 		})
@@ -185,29 +187,6 @@ var invisibleTable = sync.OnceValue(func() *unicode.RangeTable {
 	slices.Sort(all)
 	return rangeTable(slices.Compact(all))
 })
-
-// defaultIgnorable reports whether r has Unicode's
-// Default_Ignorable_Code_Point property, derived from the unicode
-// package's tables as DerivedCoreProperties.txt derives it:
-//
-//	Other_Default_Ignorable_Code_Point
-//	+ Cf (format characters)
-//	+ Variation_Selector
-//	- White_Space
-//	- FFF9..FFFB (interlinear annotation format characters)
-//	- 13430..13440 (Egyptian hieroglyph format characters; 1343F in
-//	  Unicode 15.0, whose U+13440 is a mark)
-//	- Prepended_Concatenation_Mark (format characters that are shown)
-//
-// Other_Default_Ignorable_Code_Point holds the unassigned code points
-// kept for more of them (U+2065, U+FFF0..FFF8, U+E0000..E0FFF), so
-// they count whether a character is assigned to them or not. It is slow:
-// unsafeOnTerminal reads invisibleTable, made of it once.
-func defaultIgnorable(r rune) bool {
-	return unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector) &&
-		!unicode.Is(unicode.White_Space, r) && !(r >= 0xfff9 && r <= 0xfffb) && !(r >= 0x13430 && r <= 0x13440) &&
-		!unicode.Is(unicode.Prepended_Concatenation_Mark, r)
-}
 
 // eachRune calls f with every code point of t, in order.
 func eachRune(t *unicode.RangeTable, f func(rune)) {

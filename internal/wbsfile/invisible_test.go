@@ -8,24 +8,9 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
-)
 
-// isDefaultIgnorable is Unicode's Default_Ignorable_Code_Point property,
-// worked out here a code point at a time, apart from the code under test,
-// as DerivedCoreProperties.txt defines it:
-//
-//	Other_Default_Ignorable_Code_Point + Cf + Variation_Selector
-//	- White_Space - FFF9..FFFB - 13430..13440 - Prepended_Concatenation_Mark
-func isDefaultIgnorable(r rune) bool {
-	in := unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r)
-	switch {
-	case !in, unicode.Is(unicode.White_Space, r), unicode.Is(unicode.Prepended_Concatenation_Mark, r):
-		return false
-	case 0xfff9 <= r && r <= 0xfffb, 0x13430 <= r && r <= 0x13440:
-		return false
-	}
-	return true
-}
+	"github.com/wbsctl/wbsctl/internal/unicodeprop"
+)
 
 // bidiControls are the bidi controls, each of which apply refuses in a
 // code whether or not a version of Unicode counts it default-ignorable.
@@ -41,7 +26,7 @@ func TestEveryInvisibleCodeIsRefused(t *testing.T) {
 		if !utf8.ValidRune(r) {
 			continue
 		}
-		want := isDefaultIgnorable(r)
+		want := unicodeprop.DefaultIgnorable(r)
 		for _, b := range bidiControls {
 			want = want || r == b
 		}

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/wbsctl/wbsctl/internal/codeindex"
 	"github.com/wbsctl/wbsctl/internal/links"
+	"github.com/wbsctl/wbsctl/internal/unicodeprop"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -375,7 +375,7 @@ func invisibleRune(code string) rune {
 	for i := 0; i < len(code); i++ {
 		if code[i] >= utf8.RuneSelf {
 			for _, r := range code[i:] {
-				if defaultIgnorable(r) || bidiControl(r) {
+				if unicodeprop.DefaultIgnorable(r) || unicodeprop.BidiControl(r) {
 					return r
 				}
 			}
@@ -388,31 +388,10 @@ func invisibleRune(code string) rune {
 // invisibleMessage is the problem of a code that holds r (invisibleRune).
 func invisibleMessage(r rune) string {
 	const allow = " (--allow-invisible-codes lets such codes through)"
-	if bidiControl(r) {
+	if unicodeprop.BidiControl(r) {
 		return fmt.Sprintf("holds the bidi control %U, which reorders what is shown around it%s", r, allow)
 	}
 	return fmt.Sprintf("holds the invisible character %U, so that it would look like a code without it%s", r, allow)
-}
-
-// defaultIgnorable reports whether r has Unicode's
-// Default_Ignorable_Code_Point property, derived from the unicode
-// package's tables as DerivedCoreProperties.txt derives it:
-// Other_Default_Ignorable_Code_Point + Cf + Variation_Selector -
-// White_Space - FFF9..FFFB - 13430..13440 (1343F in Unicode 15.0) -
-// Prepended_Concatenation_Mark. Other_Default_Ignorable_Code_Point holds
-// the code points kept unassigned for more of them, so they count too.
-// internal/output escapes the same code points on a terminal.
-func defaultIgnorable(r rune) bool {
-	return r >= 0xad && unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector) &&
-		!unicode.Is(unicode.White_Space, r) && !(r >= 0xfff9 && r <= 0xfffb) && !(r >= 0x13430 && r <= 0x13440) &&
-		!unicode.Is(unicode.Prepended_Concatenation_Mark, r)
-}
-
-// bidiControl reports whether r is one of the bidi controls, which
-// reorder the text around them: ALM, LRM, RLM, the embeddings and
-// overrides and the isolates.
-func bidiControl(r rune) bool {
-	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 func firstInvalid(b []byte) int {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/unicodeprop"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 	"github.com/xuri/excelize/v2"
 )
@@ -23,23 +24,6 @@ import (
 // cgj is U+034F COMBINING GRAPHEME JOINER: "P-1" and "P-1"+cgj look the
 // same wherever it is printed raw.
 const cgj = "\u034f"
-
-// isDefaultIgnorable is Unicode's Default_Ignorable_Code_Point property,
-// worked out from the unicode package's tables as
-// DerivedCoreProperties.txt defines it:
-//
-//	Other_Default_Ignorable_Code_Point + Cf + Variation_Selector
-//	- White_Space - FFF9..FFFB - 13430..13440 - Prepended_Concatenation_Mark
-func isDefaultIgnorable(r rune) bool {
-	in := unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r)
-	switch {
-	case !in, unicode.Is(unicode.White_Space, r), unicode.Is(unicode.Prepended_Concatenation_Mark, r):
-		return false
-	case 0xfff9 <= r && r <= 0xfffb, 0x13430 <= r && r <= 0x13440:
-		return false
-	}
-	return true
-}
 
 // goEscape is r as wbsctl escapes it in text: \u034f, \U000e0100.
 func goEscape(r rune) string {
@@ -169,7 +153,7 @@ func TestInvisibleCodeInEveryView(t *testing.T) {
 func TestEveryDefaultIgnorableIsEscapedInMarkdown(t *testing.T) {
 	var all []rune
 	for r := rune(0); r <= unicode.MaxRune; r++ {
-		if isDefaultIgnorable(r) {
+		if unicodeprop.DefaultIgnorable(r) {
 			all = append(all, r)
 		}
 	}
@@ -193,7 +177,7 @@ func TestEveryDefaultIgnorableIsEscapedInMarkdown(t *testing.T) {
 			if code != 0 || strings.Contains(out, "more changes") {
 				t.Fatalf("%v: exit %d: %s\n%s", view, code, errOut, out)
 			}
-			if i := strings.IndexFunc(out, isDefaultIgnorable); i >= 0 {
+			if i := strings.IndexFunc(out, unicodeprop.DefaultIgnorable); i >= 0 {
 				t.Fatalf("%v: %q printed raw", view, out[i:min(i+8, len(out))])
 			}
 			for _, r := range batch {
