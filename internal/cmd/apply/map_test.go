@@ -1,9 +1,9 @@
 package apply_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,26 +14,6 @@ import (
 
 // erpExample is the path of a file of examples/erp.
 func erpExample(name string) string { return filepath.Join("..", "..", "..", "examples", "erp", name) }
-
-// elementsOf is what srv holds, each element with its links sorted, for
-// comparing two platforms.
-func elementsOf(srv *wbstest.Server) []string {
-	var out []string
-	for _, el := range srv.Elements() {
-		var links []string
-		for _, o := range el.BusinessOrganizations {
-			links = append(links, o.EntityType+"="+o.Code)
-		}
-		slices.Sort(links)
-		d := ""
-		if el.Description != nil {
-			d = *el.Description
-		}
-		out = append(out, strings.Join([]string{el.Code, d, map[bool]string{true: "active", false: "inactive"}[el.IsActive], strings.Join(links, ";")}, "|"))
-	}
-	slices.Sort(out)
-	return out
-}
 
 // An ERP export applied through its map makes the platform its
 // hand-converted equivalent makes; applied again it changes nothing;
@@ -58,8 +38,8 @@ func TestApplyThroughAMap(t *testing.T) {
 			if code, _, errOut := run(t, converted, "", "apply", "-f", erpExample(ex.expected), "--rate", "0"); code != 0 {
 				t.Fatalf("the hand-converted file: exit %d: %s", code, errOut)
 			}
-			if got, want := elementsOf(mapped), elementsOf(converted); !slices.Equal(got, want) {
-				t.Fatalf("through the map the platform holds\n%s\nwant, as the hand-converted file makes it,\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			if got, want := held(mapped), held(converted); !maps.Equal(got, want) {
+				t.Fatalf("through the map the platform holds\n%v\nwant, as the hand-converted file makes it,\n%v", got, want)
 			}
 			// A branch linked by hand is no type of the map's: it stays.
 			first := mapped.Elements()[0]
