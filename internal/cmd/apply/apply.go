@@ -219,8 +219,8 @@ const largeFile = 100_000
 // at least largeFile, unless GOGC says otherwise. Apply holds its records
 // and plan from start to end, so the default lets a large file's peak
 // reach twice what it holds; the collector's extra work is a few percent
-// of a run that the platform's rate makes last minutes (docs/benchmarks.md
-// has the figures).
+// of a run that the platform's rate makes last minutes (scripts/bench's
+// peak-memory rows measure the peak it keeps down).
 func collectSoonerForLargeFiles(records int) {
 	if records >= largeFile && os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
