@@ -70,12 +70,12 @@ func TestSavedPlanIsWrittenAsSaveMarshals(t *testing.T) {
 		file := rapid.SampledFrom([]string{"a<&>.csv", "x\n  \"steps\": []\n}", `"steps": []`}).Draw(t, "file")
 		args := []string{"https://p.example", "integrationhub-1", file, "sha256:00"}
 
-		want, err := json.MarshalIndent(plan.Save(args[0], args[1], args[2], args[3], prune, now), "", "  ")
+		want, err := json.MarshalIndent(plan.Save(args[0], args[1], Source{File: args[2], FileDigest: args[3]}, prune, now), "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, "plan.json")
-		if err := plan.WriteSaved(path, args[0], args[1], args[2], args[3], prune, now); err != nil {
+		if err := plan.WriteSaved(path, args[0], args[1], Source{File: args[2], FileDigest: args[3]}, prune, now); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(path)

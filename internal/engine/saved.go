@@ -35,15 +35,14 @@ const SavedPlanVersion = 3
 
 // SavedPlan is a plan written by apply --dry-run --out, to be carried out
 // exactly by apply --plan once reviewed. It names the platform and client
-// id it was made for and the digest of the file it was made from, and
-// holds each step with what the platform held before it. It holds no
-// secret or token.
+// id it was made for, the file it was made from and the column map it was
+// read through, each with its digest, and holds each step with what the
+// platform held before it. It holds no secret or token.
 type SavedPlan struct {
 	FormatVersion savedVersion `json:"formatVersion"`
 	BaseURL       string       `json:"baseUrl"`
 	ClientID      string       `json:"clientId"`
-	File          string       `json:"file"`
-	FileDigest    string       `json:"fileDigest"`
+	Source
 	// Prune is whether the plan was made with --prune: only such a plan
 	// may hold deletes.
 	Prune     bool      `json:"prune"`
@@ -54,6 +53,15 @@ type SavedPlan struct {
 	// moved. Nil for a plan made without --state.
 	State *StateVersion `json:"state,omitempty"`
 	Steps savedSteps    `json:"steps"`
+}
+
+// Source is what a plan is made from: the file of -f and the column map
+// of --map (none: Map is empty), each with its digest (FileDigest's).
+type Source struct {
+	File       string `json:"file"`
+	FileDigest string `json:"fileDigest"`
+	Map        string `json:"map,omitempty"`
+	MapDigest  string `json:"mapDigest,omitempty"`
 }
 
 // StateVersion names a state as a run left it: its lineage, serial, and
@@ -144,16 +152,25 @@ type savedRecord struct {
 	Organizations *[]sdk.BusinessOrganization `json:"businessOrganizations,omitempty"`
 }
 
-// FileDigest is the digest a saved plan records of its file.
+// FileDigest is the digest a saved plan records of its file and its map.
 func FileDigest(data []byte) string {
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// ReadDigest is FileDigest of what r holds, read a piece at a time.
+func ReadDigest(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // Save returns the saved form of plan: its steps, the unchanged ones with
 // only what the plan read of them.
-func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
-	sp := p.savedHead(baseURL, clientID, file, digest, prune, now)
+func (p *Plan) Save(baseURL, clientID string, src Source, prune bool, now time.Time) *SavedPlan {
+	sp := p.savedHead(baseURL, clientID, src, prune, now)
 	for step := range p.stepsToSave() {
 		sp.Steps = append(sp.Steps, step)
 	}
@@ -161,8 +178,8 @@ func (p *Plan) Save(baseURL, clientID, file, digest string, prune bool, now time
 }
 
 // savedHead is the plan's saved form without its steps.
-func (p *Plan) savedHead(baseURL, clientID, file, digest string, prune bool, now time.Time) *SavedPlan {
-	return &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, File: file, FileDigest: digest,
+func (p *Plan) savedHead(baseURL, clientID string, src Source, prune bool, now time.Time) *SavedPlan {
+	return &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, Source: src,
 		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), State: p.state, Steps: savedSteps{}}
 }
 
@@ -198,14 +215,14 @@ func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 // 0600, in the bytes json.MarshalIndent writes for it with a two-space
 // indent, a step at a time: a saved plan of 200,000 steps is not held
 // whole, nor its text.
-func (p *Plan) WriteSaved(path, baseURL, clientID, file, digest string, prune bool, now time.Time) error {
+func (p *Plan) WriteSaved(path, baseURL, clientID string, src Source, prune bool, now time.Time) error {
 	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
 	w := bufio.NewWriter(f)
-	if err := jsondoc.Write(w, "  ", p.savedHead(baseURL, clientID, file, digest, prune, now), "steps", p.stepsToSave()); err != nil {
+	if err := jsondoc.Write(w, "  ", p.savedHead(baseURL, clientID, src, prune, now), "steps", p.stepsToSave()); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
@@ -349,6 +366,10 @@ func (sp *SavedPlan) Plan() *Plan {
 	}
 	return plan
 }
+
+// ErrSourceChanged is a saved plan whose file or column map is not, where
+// it can be read, what the plan was made from.
+var ErrSourceChanged = errors.New("changed since the plan was made")
 
 // ErrPlanStale is a saved plan whose elements the platform no longer holds
 // as the plan found them, or whose state has been written since.

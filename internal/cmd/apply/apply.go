@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -77,8 +78,6 @@ type Options struct {
 	// Map is an ERP column map (internal/erpmap) through which the file
 	// is read; its owned entity types are the only ones a plan changes.
 	Map string
-	// owned are the map's entity types, once read.
-	owned []string
 	// AllowInvisibleCodes accepts codes that hold a character that shows
 	// as nothing or a bidi control, which are otherwise invalid records.
 	AllowInvisibleCodes bool
@@ -236,7 +235,7 @@ func runApply(ctx context.Context, o *Options) error {
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
-	parsed, digest, err := o.readInput()
+	in, err := o.readInput()
 	if err != nil || o.Check {
 		return err
 	}
@@ -254,16 +253,16 @@ func runApply(ctx context.Context, o *Options) error {
 	case o.Plan != "" && o.DryRun:
 		return printSavedPlan(o, c)
 	}
-	in, err := o.engineInput(ctx, c, parsed)
+	run, err := o.engineInput(ctx, c, in)
 	if err != nil {
 		return err
 	}
-	if in.State != nil {
-		defer in.State.Close()
+	if run.State != nil {
+		defer run.State.Close()
 	}
 	prog := newProgress(o)
 	defer prog.stop()
-	ran, err := engine.Run(ctx, c, in, o.hooks(prog))
+	ran, err := engine.Run(ctx, c, run, o.hooks(prog))
 	prog.stop()
 	for _, w := range prog.warnings {
 		fmt.Fprintf(o.IO.ErrOut, "error: %v\n", w)
@@ -273,44 +272,52 @@ func runApply(ctx context.Context, o *Options) error {
 		return err
 	}
 	if o.DryRun {
-		return o.finishDryRun(ran.Plan, c, digest)
+		return o.finishDryRun(ran.Plan, c, in.source)
 	}
 	return o.finish(ctx, ran, start, lockLost)
 }
 
+// input is what -f gave: its records, what they were read from (for a
+// saved plan), and the entity types a column map owns (nil: every type,
+// as without --map).
+type input struct {
+	file   *wbsfile.File
+	source engine.Source
+	owned  []string
+}
+
 // readInput reads and checks the file of -f, unless a saved plan stands
 // in its place; with --check it reports the file and ends there.
-func (o *Options) readInput() (parsed *wbsfile.File, digest string, err error) {
-	parsed = &wbsfile.File{}
+func (o *Options) readInput() (input, error) {
 	if o.Plan != "" {
-		return parsed, "", nil
+		return input{file: &wbsfile.File{}}, nil
 	}
-	parsed, digest, err = readFile(o)
+	in, err := readFile(o)
 	if problems := (*problemsError)(nil); errors.As(err, &problems) {
 		reportProblems(o, problems)
 	}
 	if err != nil {
-		return nil, "", err
+		return input{}, err
 	}
-	collectSoonerForLargeFiles(len(parsed.Records))
+	collectSoonerForLargeFiles(len(in.file.Records))
 	if o.Check {
-		return parsed, digest, reportChecked(o, parsed)
+		return in, reportChecked(o, in.file)
 	}
 	if path, local, _ := statestore.LocalPath(o.State); o.State != "" && local {
 		if err := checkStateUntracked(path); err != nil {
-			return nil, "", &cmdutil.UsageError{Err: err}
+			return input{}, &cmdutil.UsageError{Err: err}
 		}
 	}
-	return parsed, digest, nil
+	return in, nil
 }
 
 // engineInput is what engine.Run takes: the file, the options, the state
 // opened (the caller closes it) and the saved plan read.
-func (o *Options) engineInput(ctx context.Context, c *sdk.Client, parsed *wbsfile.File) (engine.Input, error) {
+func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (engine.Input, error) {
 	in := engine.Input{
-		File: parsed, Refresh: o.Refresh, DryRun: o.DryRun,
+		File: from.file, Refresh: o.Refresh, DryRun: o.DryRun,
 		Plan: engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages,
-			OwnedTypes: o.owned},
+			OwnedTypes: from.owned},
 		Stop:            o.Stop,
 		Holder:          statestore.NewHolder(o.operation(), o.JobURL, time.Now()),
 		LockTimeout:     o.LockTimeout,
@@ -382,12 +389,12 @@ func (o *Options) runError(ran *engine.Outcome, err error) (lockLost, _ error) {
 
 // finishDryRun prints the plan, saves it with --out, and says with
 // --detailed-exitcode whether it changes anything.
-func (o *Options) finishDryRun(plan *engine.Plan, c *sdk.Client, digest string) error {
+func (o *Options) finishDryRun(plan *engine.Plan, c *sdk.Client, src engine.Source) error {
 	if err := printPlan(o, plan, o.ShowUnchanged); err != nil {
 		return err
 	}
 	if o.Out != "" {
-		if err := plan.WriteSaved(o.Out, c.BaseURL(), c.ClientID(), o.File, digest, o.Prune, time.Now()); err != nil {
+		if err := plan.WriteSaved(o.Out, c.BaseURL(), c.ClientID(), src, o.Prune, time.Now()); err != nil {
 			return fmt.Errorf("writing the plan: %w", err)
 		}
 		fmt.Fprintf(o.IO.ErrOut, "plan saved to %s: wbsctl apply --plan %s carries it out\n", o.Out, o.Out)
@@ -573,11 +580,11 @@ func sameFile(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
-// readFile reads and checks the file of -f, and returns its digest.
-func readFile(o *Options) (*wbsfile.File, string, error) {
+// readFile reads and checks the file of -f.
+func readFile(o *Options) (input, error) {
 	format, err := wbsfile.DetectFormat(o.File, o.Format)
 	if err != nil {
-		return nil, "", &cmdutil.UsageError{Err: err}
+		return input{}, &cmdutil.UsageError{Err: err}
 	}
 	var data []byte
 	if err := o.unlessStopped("-f "+o.File, func() (err error) {
@@ -585,26 +592,28 @@ func readFile(o *Options) (*wbsfile.File, string, error) {
 		return err
 	}); err != nil {
 		if errors.Is(err, cmdutil.ErrInterrupted) {
-			return nil, "", err
+			return input{}, err
 		}
-		return nil, "", &cmdutil.UsageError{Err: err}
+		return input{}, &cmdutil.UsageError{Err: err}
 	}
 	read := wbsfile.ReadOptions{Sheet: o.Sheet, Encoding: o.Encoding}
 	if o.Delimiter != "" {
 		if read.Delimiter, err = wbsfile.ParseDelimiter(o.Delimiter); err != nil {
-			return nil, "", &cmdutil.UsageError{Err: err}
+			return input{}, &cmdutil.UsageError{Err: err}
 		}
 	}
 	if err := read.Check(format); err != nil {
-		return nil, "", &cmdutil.UsageError{Err: err}
+		return input{}, &cmdutil.UsageError{Err: err}
 	}
-	parsed, err := o.parse(data, format, read)
+	in, err := o.parse(data, format, read)
 	if err != nil {
-		return nil, "", err
+		return input{}, err
 	}
+	in.source.File, in.source.FileDigest = o.File, engine.FileDigest(data)
+	parsed := in.file
 	if o.CodeQuality != "" {
 		if err := writeCodeQuality(o.CodeQuality, o.File, parsed.Problems); err != nil {
-			return nil, "", fmt.Errorf("--codequality: %w", err)
+			return input{}, fmt.Errorf("--codequality: %w", err)
 		}
 	}
 	for _, n := range parsed.Notes {
@@ -617,47 +626,49 @@ func readFile(o *Options) (*wbsfile.File, string, error) {
 		}
 	}
 	if len(parsed.Problems) > 0 && !o.SkipInvalid {
-		return nil, "", &problemsError{file: o.File, problems: parsed.Problems}
+		return input{}, &problemsError{file: o.File, problems: parsed.Problems}
 	}
 	if o.Prune && len(parsed.Records) == 0 {
-		return nil, "", &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
+		return input{}, &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
 	}
 	if o.Prune && parsed.CodeUnknown != nil {
-		return nil, "", fmt.Errorf("%s: %s: no code could be read there, so the element it names is unknown and --prune could delete it; nothing was sent: %w",
+		return input{}, fmt.Errorf("%s: %s: no code could be read there, so the element it names is unknown and --prune could delete it; nothing was sent: %w",
 			o.File, output.Escape(parsed.CodeUnknown.Place()), sdk.ErrValidation)
 	}
-	return parsed, engine.FileDigest(data), nil
+	return in, nil
 }
 
 // parse reads the file's bytes as wbsctl's own file, or through the ERP
 // column map of --map, whose counts it says on stderr.
-func (o *Options) parse(data []byte, format wbsfile.Format, read wbsfile.ReadOptions) (*wbsfile.File, error) {
+func (o *Options) parse(data []byte, format wbsfile.Format, read wbsfile.ReadOptions) (input, error) {
 	checks := wbsfile.Checks{AllowInvisibleCodes: o.AllowInvisibleCodes}
 	if o.Map == "" {
-		return wbsfile.ParseBytesChecked(data, format, read, checks)
+		parsed, err := wbsfile.ParseBytesChecked(data, format, read, checks)
+		return input{file: parsed}, err
 	}
 	source, err := os.ReadFile(o.Map)
 	if err != nil {
-		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--map: %w", err)}
+		return input{}, &cmdutil.UsageError{Err: fmt.Errorf("--map: %w", err)}
 	}
 	m, err := erpmap.Parse(o.Map, source)
 	if err != nil {
-		return nil, err
+		return input{}, err
 	}
 	t, err := erpmap.ReadTable(data, format, read)
 	if err != nil {
-		return nil, err
+		return input{}, err
 	}
 	defer t.Close()
 	res, err := m.Read(t, checks)
 	if err != nil {
-		return nil, err
+		return input{}, err
 	}
-	if o.owned = m.OwnedTypes(); o.owned == nil {
-		o.owned = []string{} // the map states no link: none is changed
+	owned := m.OwnedTypes()
+	if owned == nil {
+		owned = []string{} // the map states no link: none is changed
 	}
 	fmt.Fprintf(o.IO.ErrOut, "%s through %s: %s\n", output.Escape(o.File), output.Escape(o.Map), res.Counts)
-	return res.File, nil
+	return input{file: res.File, owned: owned, source: engine.Source{Map: o.Map, MapDigest: m.Digest()}}, nil
 }
 
 // printSavedPlan prints the saved plan of --plan as the diff of a dry
@@ -702,8 +713,57 @@ func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
 	if err != nil {
 		return nil, &cmdutil.UsageError{Err: fmt.Errorf("%w; nothing was sent", err)}
 	}
+	err = o.unlessStopped("the plan's -f and --map", func() error { return checkSource(saved.Source) })
+	if errors.Is(err, cmdutil.ErrInterrupted) {
+		return nil, err
+	}
+	if err != nil {
+		if !o.DryRun {
+			err = fmt.Errorf("--plan %s: %w; nothing was sent", output.Escape(o.Plan), err)
+			if errors.Is(err, engine.ErrSourceChanged) {
+				return nil, &cmdutil.PlanStaleError{Err: fmt.Errorf("%w: make the plan again", err)}
+			}
+			return nil, &cmdutil.UsageError{Err: err}
+		}
+		fmt.Fprintf(o.IO.ErrOut, "note: %v: carrying the plan out is refused\n", err)
+	}
 	collectSoonerForLargeFiles(len(saved.Steps))
 	return saved, nil
+}
+
+// checkSource holds a saved plan to the file and the column map it was
+// made from, where they are there to read: one changed since is an error
+// naming it. A job that carries out a plan without them (the plan is an
+// artifact, the repository not checked out) carries out what was
+// reviewed, which is the plan's steps.
+func checkSource(src engine.Source) error {
+	for _, f := range []struct{ flag, path, digest string }{{"-f", src.File, src.FileDigest}, {"--map", src.Map, src.MapDigest}} {
+		if f.path == "" || f.path == "-" || f.digest == "" {
+			continue
+		}
+		now, err := fileDigest(f.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("the plan's %s %s: %w", f.flag, output.Escape(f.path), err)
+		}
+		if now != f.digest {
+			return fmt.Errorf("the plan's %s %s: %w (%s, now %s)", f.flag, output.Escape(f.path), engine.ErrSourceChanged, f.digest, now)
+		}
+	}
+	return nil
+}
+
+// fileDigest is engine.FileDigest of the file at path, which is read a
+// piece at a time.
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return engine.ReadDigest(f)
 }
 
 // unlessStopped runs read, and returns when it does or when Stop ends.
