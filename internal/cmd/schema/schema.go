@@ -4,10 +4,12 @@ package schema
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/erpmap"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -119,6 +121,9 @@ func businessOrganization() map[string]any {
 // Options are the inputs of `wbsctl schema`.
 type Options struct {
 	cmdutil.Deps
+	// Map prints the schema of a column map file (internal/erpmap)
+	// instead of an apply file's.
+	Map bool
 }
 
 // NewCmdSchema returns `wbsctl schema`.
@@ -140,14 +145,20 @@ form apply also reads:
 a YAML file in a first line
   # yaml-language-server: $schema=./wbs-elements.schema.json
 and VS Code maps file names to it with "json.schemas" and "yaml.schemas"
-in settings.json (see docs/files.md).`,
+in settings.json (see docs/files.md).
+
+With --map, the schema is a column map's (wbsctl map init writes one, and
+apply --map reads it): its keys and the forms of their values. Columns
+and expressions are checked against an export by wbsctl map check.`,
 		Example: `  wbsctl schema > wbs-elements.schema.json
-  wbsctl schema -o yaml > wbs-elements.schema.yaml`,
+  wbsctl schema -o yaml > wbs-elements.schema.yaml
+  wbsctl schema --map > wbsmap.schema.json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmdutil.Pick(runF, runSchema)(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Map, "map", false, "print the schema of a column map file (apply --map, wbsctl map) instead")
 	return f.AddOutputFlags(cmd, cmdutil.DocumentFormats...)
 }
 
@@ -156,5 +167,12 @@ func runSchema(_ context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	return p.Single(ApplyFile())
+	if !o.Map {
+		return p.Single(ApplyFile())
+	}
+	var schema any
+	if err := json.Unmarshal(erpmap.Schema(), &schema); err != nil {
+		return err
+	}
+	return p.Single(schema)
 }
