@@ -99,7 +99,7 @@ func NewRecordWriterWith(w io.Writer, f Format, opts WriteOptions) (*RecordWrite
 // hold, or that apply would refuse to read back, is refused before any of
 // it is written: its code, the field and the character are named.
 func (rw *RecordWriter) Write(r Record) error {
-	if err := checkWritable(r); err != nil {
+	if err := CheckWritable(r); err != nil {
 		return err
 	}
 	rw.n++
@@ -142,12 +142,12 @@ func (rw *RecordWriter) Write(r Record) error {
 	return err
 }
 
-// checkWritable refuses a record that apply would refuse on reading it
-// back (parser.check): text that is not UTF-8, a control character in its
+// CheckWritable refuses a record that apply would refuse on reading it
+// back (parser.check), as an *UnwritableError: text that is not UTF-8, a control character in its
 // code, description or organizations (a tab and a line break too), a
 // length beyond the spec's. Written, it would have apply refuse the whole
 // file, so that the export could not be applied back.
-func checkWritable(r Record) error {
+func CheckWritable(r Record) error {
 	notUTF8 := func(field, s string) error {
 		return &UnwritableError{Code: r.Code, Err: fmt.Errorf("the element %q: its %s holds the byte %#02x, which is not UTF-8: apply refuses it", r.Code, field, s[firstInvalid([]byte(s))])}
 	}

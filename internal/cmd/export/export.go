@@ -6,9 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/erpmap"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -23,6 +29,9 @@ type ExportOptions struct {
 	Write wbsfile.WriteOptions
 	// Concurrency bounds the reads of links in flight.
 	Concurrency int
+	// Map is a column map (internal/erpmap) turned round: the export is
+	// written in the ERP's columns, as apply --map reads it back.
+	Map string
 }
 
 // NewCmdExport returns `wbsctl export`.
@@ -42,11 +51,24 @@ each element, its organizations, --concurrency at a time. Each element is
 written as soon as its organizations are read, in the list's order, so
 that an export of any size holds only a few elements at a time. An error
 ends the file after the last element written whole, and says where the
-export stopped.`,
+export stopped.
+
+With --map, the export is written in an ERP's columns, as the column map
+reads them (apply --map, wbsctl map): its header, and each element's
+cells such that apply --map reads them back to the same element. A map
+turns round where each field comes from a column (with alpha, or through
+trim) and isActive from a column or its words; an expression otherwise
+is refused, naming the map's line. An element the map cannot write so
+(two links of one type, a value the map gives every row otherwise) is
+left out and named, as an element apply would refuse; the links of types
+the map does not name are not written, as apply --map leaves them alone.
+The map's where is not applied: every element is written. CSV, xlsx,
+JSON and NDJSON.`,
 		Example: `  wbsctl export > elements.csv
   wbsctl export --format yaml > elements.yaml
   wbsctl export --format xlsx > elements.xlsx
-  wbsctl export --delimiter ';' --bom > elements-excel.csv`,
+  wbsctl export --delimiter ';' --bom > elements-excel.csv
+  wbsctl export --map sap.wbsmap.yaml --format xlsx > sap-export.xlsx`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			given := "--format"
@@ -95,6 +117,7 @@ export stopped.`,
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", 4, "reads of organizations in flight")
 	cmd.Flags().StringVar(&delimiter, "delimiter", "", "with CSV: what separates the cells, such as ';' or tab (default ',')")
 	cmd.Flags().BoolVar(&opts.Write.BOM, "bom", false, "with CSV: start with UTF-8's byte-order mark, so that Excel reads the file as UTF-8")
+	cmd.Flags().StringVar(&opts.Map, "map", "", "write the ERP's columns, as this column `MAP` reads them back (apply --map)")
 	return cmd
 }
 
@@ -104,7 +127,7 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 		return err
 	}
 	out := bufio.NewWriter(cmdutil.DataOut(o.IO))
-	w, err := wbsfile.NewRecordWriterWith(out, o.Format, o.Write)
+	w, err := o.recordWriter(out)
 	if err != nil {
 		return err
 	}
@@ -134,6 +157,9 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 	}
 	if err != nil {
 		return fmt.Errorf("export stopped before the first element: %w", err)
+	}
+	if mw, ok := w.(*mapWriter); ok {
+		mw.notes(o.IO.ErrOut)
 	}
 	if len(skipped) > 0 {
 		return &cmdutil.PartialError{Failed: len(skipped), Total: n, What: "elements were left out of the export, named above; the others were written"}
@@ -207,4 +233,70 @@ func exportRecord(ctx context.Context, c *sdk.Client, el sdk.WBSElement, pageSiz
 		r.Organizations = append(r.Organizations, l.BusinessOrganization())
 	}
 	return r, nil
+}
+
+// recordWriter is what export writes records with: wbsctl's own file,
+// or a mapWriter.
+type recordWriter interface {
+	Write(wbsfile.Record) error
+	Close() error
+}
+
+// recordWriter is the writer of --format, or of --map.
+func (o *ExportOptions) recordWriter(out io.Writer) (recordWriter, error) {
+	if o.Map == "" {
+		return wbsfile.NewRecordWriterWith(out, o.Format, o.Write)
+	}
+	source, err := os.ReadFile(o.Map)
+	if err != nil {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--map: %w", err)}
+	}
+	m, err := erpmap.Parse(o.Map, source)
+	if err != nil {
+		return nil, err
+	}
+	mw := &mapWriter{m: m, unwritten: map[string]int{}}
+	if mw.w, err = m.Writer(); err != nil {
+		return nil, err
+	}
+	if mw.tw, err = erpmap.NewTableWriter(out, o.Format, o.Write, mw.w.Header(), m.HeaderRow()); err != nil {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--map %s: %w", o.Map, err)}
+	}
+	return mw, nil
+}
+
+// mapWriter writes records in the columns of a column map, and counts
+// the links it leaves out, of types the map does not name.
+type mapWriter struct {
+	m         *erpmap.Map
+	w         *erpmap.Writer
+	tw        *erpmap.TableWriter
+	unwritten map[string]int
+}
+
+func (mw *mapWriter) Write(r wbsfile.Record) error {
+	row, err := mw.w.Row(r)
+	if err != nil {
+		return err
+	}
+	for _, t := range mw.w.Unwritten(r) {
+		mw.unwritten[t]++
+	}
+	return mw.tw.Write(row)
+}
+
+func (mw *mapWriter) Close() error { return mw.tw.Close() }
+
+// notes says on w what the export through the map left out.
+func (mw *mapWriter) notes(w io.Writer) {
+	if len(mw.unwritten) > 0 {
+		counts := make([]string, 0, len(mw.unwritten))
+		for _, t := range slices.Sorted(maps.Keys(mw.unwritten)) {
+			counts = append(counts, fmt.Sprintf("%s (%d elements)", output.Escape(t), mw.unwritten[t]))
+		}
+		fmt.Fprintf(w, "note: the links of types %s does not name were left out: %s; apply --map leaves them alone\n", output.Escape(mw.m.Name()), strings.Join(counts, ", "))
+	}
+	if mw.m.HasWhere() {
+		fmt.Fprintf(w, "note: %s's where is not applied on the way back: every element was written\n", output.Escape(mw.m.Name()))
+	}
 }
