@@ -11,14 +11,11 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"math/rand/v2"
-	"slices"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/singleflight"
 )
 
 // Token is an access token and the time it stops being valid.
@@ -59,17 +56,24 @@ func (t Token) Valid(now time.Time) bool {
 //	})
 //
 // *Client is one, with the SDK's own exchange (WithCredentials): its
-// tokens can serve another client of the same platform.
+// tokens can serve another client of the same platform. A source that
+// can replace a token the platform rejects implements
+// RejectingTokenSource too, to be told of the rejection.
 type TokenSource interface {
 	Token(ctx context.Context) (Token, error)
 }
 
 // RejectingTokenSource is a TokenSource that is told of a token the
-// platform rejected (answered 401), so that its next Token is another.
-// A client with WithTokenSource tells such a source, and asks it once
-// more, where it would otherwise return ErrUnauthorized. *Client is one:
-// a client used as another's source renews its token when the other is
-// refused.
+// platform rejected (answered 401 to), so that its next Token is another.
+// A client with WithTokenSource tells such a source once for each token
+// rejected, however many calls the platform rejected with it, and asks it
+// for another token where it would otherwise return ErrUnauthorized; one
+// call asks for at most three new tokens so, and a source that hands out
+// a rejected token again ends the call with ErrUnauthorized.
+// The client waits for TokenRejected before it asks the source again, so
+// it should return at once rather than fetch the next token. *Client is
+// one: a client used as another's source renews its token when the other
+// is refused.
 type RejectingTokenSource interface {
 	TokenSource
 	TokenRejected(tok Token)
@@ -147,327 +151,75 @@ const (
 	minLifetime = time.Second
 )
 
-// heldToken is the token in use and the times that govern its renewal.
-type heldToken struct {
-	Token
-	// refreshAt is when a renewal starts in the background while the
-	// token is still handed out.
-	refreshAt time.Time
-	// usableUntil is when the token is no longer handed out, a little
-	// before ExpiresAt so that it does not expire in flight.
-	usableUntil time.Time
+// exchangeTokenSource trades a client id and secret for a new access
+// token on every call: the client-credentials exchange of spec 5.3, sent
+// through the client's request path (send).
+type exchangeTokenSource struct {
+	clientID, clientSecret string
+	url                    *url.URL
+	send                   func(context.Context, *request) (*response, error)
+	now                    func() time.Time
 }
 
-// tokenSource hands out the client's access token: from memory, from the
-// TokenCache, or from one exchange shared by all concurrent callers.
-type tokenSource struct {
-	c     *Client
-	key   TokenCacheKey
-	group singleflight.Group
-
-	mu   sync.Mutex
-	held heldToken
-	// rejected are the tokens the platform answered 401 to, oldest
-	// first: none is handed out again, from the cache or an exchange.
-	// The oldest are forgotten past maxRejected: long expired by then.
-	rejected []string
-	// issued keeps the tokens this client saw, for redaction.
-	issued []string
-}
-
-func newTokenSource(c *Client) *tokenSource {
-	key := TokenCacheKey{BaseURL: c.baseURL.String(), ClientID: c.clientID}
-	if c.clientSecret != "" {
-		key.SecretDigest = SecretDigest(c.clientSecret)
-	}
-	return &tokenSource{c: c, key: key}
-}
-
-func (ts *tokenSource) renewable() bool { return ts.c.clientID != "" }
-
-// canRenew reports whether a rejected token can be replaced: by an
-// exchange, or by a source that is told of the rejection.
-func (ts *tokenSource) canRenew() bool {
-	_, told := ts.c.source.(RejectingTokenSource)
-	return ts.renewable() || told
-}
-
-// reject drops tok after the platform rejected it, and tells the source
-// of WithTokenSource when it listens. It reports whether the client needs
-// a new token for it: false when another call already dropped tok, or
-// holds a newer token.
-func (ts *tokenSource) reject(tok Token) (renew bool) {
-	renew = ts.invalidate(tok)
-	if s, ok := ts.c.source.(RejectingTokenSource); ok {
-		s.TokenRejected(tok)
-		renew = true
-	}
-	return renew
-}
-
-// token returns a valid access token, exchanging one only when needed.
-func (ts *tokenSource) token(ctx context.Context) (Token, error) {
-	c := ts.c
-	if !ts.renewable() {
-		if c.source != nil {
-			return ts.fromSource(ctx)
-		}
-		if c.staticToken == "" {
-			return Token{}, errors.New("no credentials: set WithCredentials, WithAccessToken or WithTokenSource")
-		}
-		return Token{AccessToken: c.staticToken}, nil
-	}
-	now := c.now()
-	ts.mu.Lock()
-	held := ts.held
-	ts.mu.Unlock()
-	if held.AccessToken != "" && now.Before(held.usableUntil) {
-		if !now.Before(held.refreshAt) {
-			// Getting old but still good: renew in the background and
-			// let this caller go on with the token it has.
-			ts.group.DoChan("exchange", func() (any, error) {
-				tok, err := ts.exchangeRecovered(context.WithoutCancel(ctx))
-				if err != nil {
-					ts.renewalFailed(ctx, err)
-				}
-				return tok, err
-			})
-		}
-		return held.Token, nil
-	}
-	if tok, ok := ts.fromCache(ctx, now); ok {
-		return tok, nil
-	}
-	// A token an exchange adopted can be rejected before the exchange's
-	// waiters get it, by a caller that took it from ts.held: a waiter
-	// then asks again rather than send a token already seen rejected.
-	for range maxRenewals + 1 {
-		ch := ts.group.DoChan("exchange", func() (any, error) {
-			// The exchange outlives any one caller, so that a caller that
-			// gives up does not fail the others waiting on it.
-			return ts.exchangeRecovered(context.WithoutCancel(ctx))
-		})
-		select {
-		case r := <-ch:
-			if r.Err != nil {
-				return Token{}, r.Err
-			}
-			if tok := r.Val.(Token); !ts.isRejected(tok.AccessToken) {
-				return tok, nil
-			}
-		case <-ctx.Done():
-			return Token{}, context.Cause(ctx)
-		}
-	}
-	return Token{}, fmt.Errorf("%w: every new token was rejected before it could be used", ErrUnauthorized)
-}
-
-// isRejected reports whether the platform rejected tok.
-func (ts *tokenSource) isRejected(tok string) bool {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return slices.Contains(ts.rejected, tok)
-}
-
-// fromSource asks the TokenSource of WithTokenSource for a token, and
-// keeps it for redaction.
-func (ts *tokenSource) fromSource(ctx context.Context) (Token, error) {
-	tok, err := ts.c.source.Token(ctx)
-	if err != nil {
-		return Token{}, fmt.Errorf("token source: %w", err)
-	}
-	if tok.AccessToken == "" {
-		return Token{}, errors.New("token source: the token is empty")
-	}
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	ts.remember(tok.AccessToken)
-	if slices.Contains(ts.rejected, tok.AccessToken) {
-		// Told of the rejection, the source gave the same token again:
-		// sending it would only be rejected again.
-		return Token{}, fmt.Errorf("%w: the token source gave again a token the platform rejected", ErrUnauthorized)
-	}
-	return tok, nil
-}
-
-// fromCache adopts a valid token of the TokenCache that the platform has
-// not rejected.
-func (ts *tokenSource) fromCache(ctx context.Context, now time.Time) (Token, bool) {
-	tok, ok, err := ts.c.tokenCache.Get(ctx, ts.key)
-	if err != nil {
-		ts.c.logger.LogAttrs(ctx, slog.LevelDebug, "token cache get failed", slog.String("error", ts.c.redact(err.Error())))
-		return Token{}, false
-	}
-	if !ok || !tok.Valid(now) {
-		return Token{}, false
-	}
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	// The token in hand is the cache's too once it passes its usable
-	// time: its margins were set from its whole lifetime, and computing
-	// them again from the little it has left would hand it out to the
-	// last second and never renew it.
-	if slices.Contains(ts.rejected, tok.AccessToken) || tok.AccessToken == ts.held.AccessToken {
-		return Token{}, false
-	}
-	h := hold(tok, now)
-	if !now.Before(h.usableUntil) {
-		return Token{}, false
-	}
-	ts.adopt(h)
-	return tok, true
-}
-
-// maxRejected bounds the rejected tokens a client remembers.
-const maxRejected = 64
-
-// hold computes the renewal times of a token adopted at now: renewal
-// starts min(60 s, 10 % of the remaining lifetime) before expiry, less up to
-// a quarter of that window at random so that many processes sharing a
-// credential do not renew at the same moment.
-func hold(tok Token, now time.Time) heldToken {
-	life := tok.ExpiresAt.Sub(now)
-	window := min(maxRefreshWindow, life/10)
-	jitter := time.Duration(0)
-	if window > 4 {
-		jitter = rand.N(window / 4)
-	}
-	return heldToken{
-		Token:       tok,
-		refreshAt:   tok.ExpiresAt.Add(-window - jitter),
-		usableUntil: tok.ExpiresAt.Add(-min(5*time.Second, window/2)),
-	}
-}
-
-// adopt makes h the token in use; ts.mu must be held.
-func (ts *tokenSource) adopt(h heldToken) {
-	ts.held = h
-	ts.remember(h.AccessToken)
-}
-
-// remember keeps tok for redaction; ts.mu must be held. Only the last few
-// tokens are kept: older ones are long expired.
-func (ts *tokenSource) remember(tok string) {
-	for _, t := range ts.issued {
-		if t == tok {
-			return
-		}
-	}
-	ts.issued = append(ts.issued, tok)
-	if len(ts.issued) > 8 {
-		ts.issued = ts.issued[1:]
-	}
-}
-
-// renewalFailed logs a failed background renewal and puts the next one off
-// by half the time the held token has left, at most 30 s, so that a
-// platform that refuses renewals is not asked again on every call; the
-// token in hand goes on being used meanwhile.
-func (ts *tokenSource) renewalFailed(ctx context.Context, err error) {
-	c := ts.c
-	now := c.now()
-	ts.mu.Lock()
-	if ts.held.AccessToken != "" {
-		ts.held.refreshAt = now.Add(min(ts.held.usableUntil.Sub(now)/2, 30*time.Second))
-	}
-	retryAt := ts.held.refreshAt
-	ts.mu.Unlock()
-	c.logger.LogAttrs(ctx, slog.LevelWarn, "token renewal failed; the current token is still used",
-		slog.String("error", c.redact(err.Error())), slog.Time("next_try", retryAt))
-}
-
-// invalidate records that the platform rejected tok, and drops it unless
-// another caller already replaced it. It reports whether tok was news
-// that leaves the client without a token: not when tok was already
-// rejected or the client holds another.
-func (ts *tokenSource) invalidate(tok Token) (renew bool) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if slices.Contains(ts.rejected, tok.AccessToken) {
-		return false
-	}
-	ts.rejected = append(ts.rejected, tok.AccessToken)
-	if len(ts.rejected) > maxRejected {
-		ts.rejected = slices.Delete(ts.rejected, 0, len(ts.rejected)-maxRejected)
-	}
-	switch ts.held.AccessToken {
-	case tok.AccessToken:
-		ts.held = heldToken{}
-		return true
-	case "":
-		return true
-	}
-	return false
-}
-
-func (ts *tokenSource) knownTokens() []string {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return append([]string(nil), ts.issued...)
-}
-
-// exchangeRecovered is exchange, with a panic in it (a panicking
-// RoundTripper or Limiter, say) returned as an error: the exchange runs
-// on a goroutine of singleflight's, where no caller could recover it, and
-// the process would end.
-func (ts *tokenSource) exchangeRecovered(ctx context.Context) (tok Token, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: panic: %v", opToken, r)
-		}
-	}()
-	return ts.exchange(ctx)
-}
-
-// exchange trades the credential for a token (spec 5.3) and keeps it. A
-// caller that found no token may arrive just after another exchange
-// ended; then the fresh token is handed out instead of a second exchange.
-func (ts *tokenSource) exchange(ctx context.Context) (Token, error) {
-	c := ts.c
-	now := c.now()
-	ts.mu.Lock()
-	held := ts.held
-	ts.mu.Unlock()
-	if held.AccessToken != "" && now.Before(held.refreshAt) {
-		return held.Token, nil
-	}
-	return ts.trade(ctx)
-}
-
-// trade sends the token exchange, holds the new token and caches it.
-func (ts *tokenSource) trade(ctx context.Context) (Token, error) {
-	c := ts.c
+func (s *exchangeTokenSource) Token(ctx context.Context) (Token, error) {
 	body, err := json.Marshal(struct {
 		ClientID     string `json:"clientId"`
 		ClientSecret string `json:"clientSecret"`
-	}{c.clientID, c.clientSecret})
+	}{s.clientID, s.clientSecret})
 	if err != nil {
 		return Token{}, err
 	}
 	req := &request{
-		op: opToken, method: "POST", url: c.endpoint("v1", "auth", "tokens"),
+		op: opToken, method: "POST", url: s.url,
 		body: body, safe: true, noAuth: true, maxBody: maxSmallBody,
 	}
-	resp, err := c.send(ctx, req)
+	resp, err := s.send(ctx, req)
 	if err != nil {
 		return Token{}, err
 	}
-	now := c.now()
-	tok, err := parseTokenReply(resp.body, now)
+	tok, err := parseTokenReply(resp.body, s.now())
 	if err != nil {
 		return Token{}, fmt.Errorf("%s: %w", opToken, badResponse(req, resp.status, resp.header, err))
 	}
-	ts.mu.Lock()
-	if slices.Contains(ts.rejected, tok.AccessToken) {
-		ts.mu.Unlock()
-		return Token{}, fmt.Errorf("%s: the platform issued a token it had rejected", opToken)
-	}
-	ts.adopt(hold(tok, now))
-	ts.mu.Unlock()
-	if err := c.tokenCache.Put(ctx, ts.key, tok); err != nil {
-		c.logger.LogAttrs(ctx, slog.LevelDebug, "token cache put failed", slog.String("error", c.redact(err.Error())))
-	}
 	return tok, nil
+}
+
+// tokenEndpoint is the URL of the token exchange (spec 5.3) below base.
+func tokenEndpoint(base *url.URL) *url.URL { return endpointBelow(base, "v1", "auth", "tokens") }
+
+// TokenPath returns the path of the token exchange (POST, spec 5.3) below
+// the path of a base URL, as the requests a Client sends carry it in
+// URL.Path: a RoundTripper given with WithHTTPClient tells the exchange
+// from the other calls by it, to count them for instance.
+func TokenPath(basePath string) string {
+	return tokenEndpoint(&url.URL{Path: strings.TrimRight(basePath, "/")}).Path
+}
+
+// tokenSources composes the client's token source from its credential:
+// the exchange of WithCredentials behind the TokenCache and a reusing
+// source, the TokenSource of WithTokenSource, or the token of
+// WithAccessToken. exchange is the credential's exchange, nil without
+// one.
+func (c *Client) tokenSources() (t *tokens, exchange *exchangeTokenSource) {
+	switch {
+	case c.clientID != "":
+		exchange = &exchangeTokenSource{
+			clientID: c.clientID, clientSecret: c.clientSecret,
+			url: tokenEndpoint(c.baseURL), send: c.send, now: c.now,
+		}
+		key := TokenCacheKey{BaseURL: c.baseURL.String(), ClientID: c.clientID, SecretDigest: SecretDigest(c.clientSecret)}
+		cached := &cachedTokenSource{cache: c.tokenCache, key: key, base: exchange, now: c.now, logError: c.logTokenError}
+		return &tokens{src: &reuseTokenSource{base: cached, now: c.now, logError: c.logTokenError}}, exchange
+	case c.source != nil:
+		return &tokens{src: &givenTokenSource{src: c.source}}, nil
+	}
+	return &tokens{src: staticTokenSource{tok: Token{AccessToken: c.staticToken}}}, nil
+}
+
+// logTokenError logs an error of the token sources that no caller sees,
+// redacted.
+func (c *Client) logTokenError(ctx context.Context, level slog.Level, msg string, err error, attrs ...slog.Attr) {
+	c.logger.LogAttrs(ctx, level, msg, append([]slog.Attr{slog.String("error", c.redact(err.Error()))}, attrs...)...)
 }
 
 // parseTokenReply reads the token exchange's answer. expiresIn is taken as
@@ -585,12 +337,7 @@ func jsonErrorText(err error) string {
 // TokenRejected drops tok, which the platform rejected for a client that
 // uses c as its TokenSource: c's next Token is another. It makes *Client
 // a RejectingTokenSource.
-func (c *Client) TokenRejected(tok Token) {
-	c.auth.invalidate(tok)
-	if s, ok := c.source.(RejectingTokenSource); ok {
-		s.TokenRejected(tok)
-	}
-}
+func (c *Client) TokenRejected(tok Token) { c.auth.reject(tok) }
 
 // Token returns a valid access token of the client, from memory, the
 // TokenCache, or a new exchange. With WithAccessToken it returns that token
@@ -607,13 +354,16 @@ func (c *Client) Token(ctx context.Context) (Token, error) {
 // ExchangeToken trades the client's credential for a new access token now,
 // whatever the client holds or its TokenCache has, to prove the
 // credential (as wbsctl auth login does). The new token is then held and
-// cached like any other. A client made with WithAccessToken has no
-// credential to exchange.
+// cached like any other. A client made with WithAccessToken or
+// WithTokenSource has no credential to exchange.
 func (c *Client) ExchangeToken(ctx context.Context) (Token, error) {
-	if !c.auth.renewable() {
+	if c.exchange == nil {
 		return Token{}, fmt.Errorf("%s: no client credentials to exchange", opToken)
 	}
-	tok, err := c.auth.trade(ctx)
+	tok, err := c.exchange.Token(ctx)
+	if err == nil {
+		err = c.auth.keep(ctx, tok)
+	}
 	if err != nil {
 		return Token{}, fmt.Errorf("%s: %w", opToken, err)
 	}

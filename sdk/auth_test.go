@@ -80,8 +80,7 @@ func TestProactiveRefreshDoesNotBlock(t *testing.T) {
 		t.Fatalf("getting-old token not handed out while refreshing: %v %v", tok, err)
 	}
 	close(f.gate)
-	// Joining the singleflight group waits for the background exchange.
-	<-c.auth.group.DoChan("exchange", func() (any, error) { return nil, nil })
+	renewalEnded(c)
 	tok, _ = c.Token(ctx)
 	if f.exchanges.Load() != 2 || tok.AccessToken == first.AccessToken {
 		t.Fatalf("exchanges = %d, token renewed = %v", f.exchanges.Load(), tok.AccessToken != first.AccessToken)
@@ -262,7 +261,7 @@ func TestFailedBackgroundRenewalIsLoggedAndBackedOff(t *testing.T) {
 		if err != nil || tok.AccessToken != first.AccessToken {
 			t.Fatalf("the token in hand was not handed out: %v %v", tok, err)
 		}
-		<-c.auth.group.DoChan("exchange", func() (any, error) { return nil, nil })
+		renewalEnded(c)
 	}
 	if got := f.tokenRequests.Load(); got != 1+2 {
 		t.Fatalf("%d token requests, want the first and one renewal of 2 attempts", got)
@@ -272,6 +271,12 @@ func TestFailedBackgroundRenewalIsLoggedAndBackedOff(t *testing.T) {
 	if !strings.Contains(log.String(), "token renewal failed") {
 		t.Fatalf("no log of the failed renewal:\n%s", log.String())
 	}
+}
+
+// renewalEnded waits for the end of the renewal of c's token in flight,
+// if any, by joining its singleflight group.
+func renewalEnded(c *Client) {
+	<-c.auth.src.(*reuseTokenSource).group.DoChan(renewKey, func() (any, error) { return nil, nil })
 }
 
 type lockedWriter struct {

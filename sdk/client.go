@@ -47,7 +47,10 @@ type Client struct {
 	retry500        bool
 	logger          *slog.Logger
 	limiter         Limiter
-	auth            *tokenSource
+	// auth is the client's token source; exchange the credential's
+	// exchange, for ExchangeToken (nil without WithCredentials).
+	auth     *tokens
+	exchange *exchangeTokenSource
 
 	clientID, clientSecret, staticToken string
 	source                              TokenSource
@@ -129,7 +132,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		SetLogger(discardLogger{}).
 		SetDisableWarn(true).
 		SetRetryCount(0) // retries are ours: see retry.go
-	c.auth = newTokenSource(c)
+	c.auth, c.exchange = c.tokenSources()
 	c.WBSElements = &WBSElementsService{c: c}
 	c.Flows = &FlowsService{c: c}
 	return c, nil
@@ -144,8 +147,12 @@ func (c *Client) ClientID() string { return c.clientID }
 
 // endpoint returns the absolute URL of a path below the base URL; the
 // segments are path-escaped.
-func (c *Client) endpoint(segments ...string) *url.URL {
-	u := *c.baseURL
+func (c *Client) endpoint(segments ...string) *url.URL { return endpointBelow(c.baseURL, segments...) }
+
+// endpointBelow returns the absolute URL of a path below base; the
+// segments are path-escaped.
+func endpointBelow(base *url.URL, segments ...string) *url.URL {
+	u := *base
 	var raw strings.Builder
 	raw.WriteString(u.EscapedPath())
 	for _, s := range segments {

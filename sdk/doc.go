@@ -36,7 +36,16 @@
 // WithTokenSource it asks a TokenSource (Vault, a workload identity, an
 // x/oauth2 source through TokenSourceFunc, or another *Client) before
 // every attempt; a source that is a RejectingTokenSource (another *Client
-// is one) is told of a token the platform rejected, and asked again.
+// is one) is told of a token the platform rejected, once however many
+// calls were rejected with it, and asked for another.
+//
+// The client's tokens come from token sources composed as in
+// golang.org/x/oauth2: the token of WithAccessToken; the TokenSource of
+// WithTokenSource; or for WithCredentials the exchange, behind the
+// TokenCache, behind a source that reuses a token until its renewal and
+// renews a rejected one once. A request only asks its source for a token
+// and tells it of a 401; one call asks for at most three new tokens.
+// TokenPath names the exchange's path, for a transport that counts it.
 // A client takes exactly one of the three. Client.CloseIdleConnections
 // releases the connections a client keeps between calls.
 //

@@ -39,10 +39,12 @@ func WithAccessToken(token string) Option {
 }
 
 // WithTokenSource makes the client send the tokens ts supplies, asking it
-// before every attempt; ts caches and renews them as it sees fit. The
-// client cannot renew a token the platform rejects: a 401 is returned as
-// ErrUnauthorized, as with WithAccessToken. It cannot be combined with
-// WithCredentials or WithAccessToken.
+// before every attempt; ts caches and renews them as it sees fit. A token
+// the platform rejects is never sent again. When ts is a
+// RejectingTokenSource the client tells it of the rejection and goes on
+// with its next token; otherwise a 401 is returned as ErrUnauthorized, as
+// with WithAccessToken. It cannot be combined with WithCredentials or
+// WithAccessToken.
 func WithTokenSource(ts TokenSource) Option {
 	return func(c *Client) {
 		if ts == nil {

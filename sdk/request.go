@@ -49,14 +49,15 @@ type response struct {
 	rate   Rate // read from header when the answer came
 }
 
-// A call that meets a 401 drops the rejected token and goes on with
-// another, never with one this client has seen rejected. maxRenewals
-// bounds the new tokens one call asks for: the rejections that leave the
-// client without a token, as a platform that refuses every token does.
-// A call whose token was already replaced by another call's renewal (a
-// revocation that a slow request met on its way) moves onto the new token
-// without asking for one; maxRejections bounds the 401s of one call in
-// all, so that even a platform that revokes every token after one use
+// A call that meets a 401 tells its token source, which drops the
+// rejected token and goes on with another, never with one it has seen
+// rejected (see afterRejection). maxRenewals bounds the new tokens one
+// call asks for: the rejections that leave the source without a token,
+// as a platform that refuses every token does. A call whose token was
+// already replaced, by another call's rejection of it or by a renewal (a
+// revocation that a slow request met on its way), moves onto the new
+// token without asking for one; maxRejections bounds the 401s of one call
+// in all, so that even a platform that revokes every token after one use
 // ends the call.
 const (
 	maxRenewals   = 3
@@ -102,16 +103,19 @@ func (c *Client) send(ctx context.Context, req *request) (*response, error) {
 			return nil, c.finalError(req, cutShort(ctx, err))
 		}
 		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth && c.auth.canRenew() {
-			if c.auth.reject(tok) {
-				renewals++
-			}
-			rejections++
-			if renewals <= maxRenewals && rejections <= maxRejections {
-				// The platform rejected this token before acting on the
-				// request, so resending is safe even for a create.
-				attempt--
-				continue
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized && !req.noAuth {
+			if next := c.auth.reject(tok); next != noOtherToken {
+				if next == renewing {
+					renewals++
+				}
+				rejections++
+				if renewals <= maxRenewals && rejections <= maxRejections {
+					// The platform rejected this token before acting on
+					// the request, so resending is safe even for a
+					// create.
+					attempt--
+					continue
+				}
 			}
 		}
 		wait, retry := c.retry.decide(req, err, attempt, c.now())

@@ -2,8 +2,9 @@ package cmdutil
 
 import (
 	"net/http"
-	"strings"
 	"sync/atomic"
+
+	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // RequestCounts are the HTTP requests a process sent, counted by the
@@ -68,7 +69,6 @@ func (t countingTransport) CloseIdleConnections() {
 	}
 }
 
-// tokenPath is the token endpoint's path under the base URL's.
-func tokenPath(basePath string) string {
-	return strings.TrimRight(basePath, "/") + "/v1/auth/tokens"
-}
+// tokenPath is the token endpoint's path under the base URL's, as the
+// SDK sends it.
+func tokenPath(basePath string) string { return sdk.TokenPath(basePath) }
