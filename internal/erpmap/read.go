@@ -425,9 +425,9 @@ func blank(cells []string) bool {
 
 // reader maps the rows below the header into records.
 type reader struct {
-	b        *binding
-	res      *Result
-	verdicts *verdicts
+	b      *binding
+	res    *Result
+	checks wbsfile.Checks
 
 	recs []wbsfile.Record
 	// flawed are the records a problem of their row left out.
@@ -463,7 +463,7 @@ type organizationCode struct {
 }
 
 func newReader(b *binding, res *Result, checks wbsfile.Checks) *reader {
-	return &reader{b: b, res: res, verdicts: newVerdicts(checks), recs: make([]wbsfile.Record, 0, b.t.SizeHint),
+	return &reader{b: b, res: res, checks: checks, recs: make([]wbsfile.Record, 0, b.t.SizeHint),
 		flawed: map[int]bool{}, bad: map[string]bool{}, unnamed: map[int]bool{}, interned: map[string]organizationCode{},
 		last: make([]lastOrganization, len(b.orgs))}
 }
@@ -574,7 +574,7 @@ func (r *reader) row(row Row) {
 			}
 		}
 	}
-	if msg := r.verdicts.codeProblem(rec.Code); msg != "" {
+	if msg := wbsfile.CodeProblem(rec.Code, r.checks); msg != "" {
 		fail(&b.code, b.code.rule.line, "wbsElementCode", msg)
 	}
 	r.recs = append(r.recs, rec)
@@ -598,7 +598,11 @@ func (r *reader) activeOf(a *boundActive, cells []string) (v, stated bool, probl
 	}
 	cell := a.cell(cells)
 	if len(rule.entries) == 0 {
-		return r.verdicts.boolean(cell)
+		v, stated, err := wbsfile.ParseBool(cell)
+		if err != nil {
+			return false, false, err.Error()
+		}
+		return v, stated, ""
 	}
 	for _, e := range rule.entries {
 		if rule.words && hasWord(cell, e.key) || !rule.words && strings.TrimSpace(cell) == e.key {

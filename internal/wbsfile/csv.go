@@ -193,7 +193,7 @@ func (t *table) add(line int, row []string) {
 			t.descriptions = append(t.descriptions, strings.Clone(cell))
 			rec.Description = &t.descriptions[len(t.descriptions)-1]
 		case "active":
-			b, stated, err := parseBool(cell)
+			b, stated, err := ParseBool(cell)
 			if err != nil {
 				p.recordProblem(&rec, Problem{Line: line, Field: "isActive", Message: err.Error()})
 			}
@@ -264,8 +264,11 @@ func sameFields(a, b Record) bool {
 		(a.IsActive == nil) == (b.IsActive == nil) && (a.IsActive == nil || *a.IsActive == *b.IsActive)
 }
 
-// parseBool reads a CSV boolean; an empty cell is not stated.
-func parseBool(s string) (b, stated bool, err error) {
+// ParseBool reads a boolean cell as apply reads isActive in CSV and
+// workbooks (and a column map reads one): the booleans of
+// spreadsheetBooleans, in any case, spaces around them ignored; an empty
+// cell is not stated.
+func ParseBool(s string) (b, stated bool, err error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	if v == "" {
 		return false, false, nil

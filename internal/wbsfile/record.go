@@ -313,8 +313,8 @@ func (p *parser) check(recs []Record) {
 				}
 			}
 		}
-		if c := invisibleRune(r.Code); c >= 0 && !p.checks.AllowInvisibleCodes {
-			p.recordProblem(&recs[i], Problem{Line: int(r.Line), Field: "wbsElementCode", Message: invisibleMessage(c)})
+		if msg := CodeProblem(r.Code, p.checks); msg != "" {
+			p.recordProblem(&recs[i], Problem{Line: int(r.Line), Field: "wbsElementCode", Message: msg})
 		}
 		if f, dup := repeats[i]; dup && r.Code != "" {
 			line := int(recs[f].Line)
@@ -383,6 +383,16 @@ func invisibleRune(code string) rune {
 		}
 	}
 	return -1
+}
+
+// CodeProblem is the problem apply finds in code beyond the spec's
+// limits: a character that shows as nothing or a bidi control
+// (invisibleRune), unless checks allow them. "" when there is none.
+func CodeProblem(code string, checks Checks) string {
+	if c := invisibleRune(code); c >= 0 && !checks.AllowInvisibleCodes {
+		return invisibleMessage(c)
+	}
+	return ""
 }
 
 // invisibleMessage is the problem of a code that holds r (invisibleRune).
