@@ -1,10 +1,8 @@
 package wbsfile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,9 +11,9 @@ import (
 )
 
 // The bounds of a workbook read. A workbook is a zip file: its parts are
-// refused past maxWorkbookBytes unzipped in all (a zip bomb), a sheet or
-// the shared strings past workbookPartInMemory are unzipped to a
-// temporary file instead of memory, and the rows are read one at a time.
+// refused past maxWorkbookBytes unzipped in all (a zip bomb), before any
+// is unzipped; a sheet is read as a stream, a row at a time, and so is a
+// shared-strings part, into a table of its text.
 const (
 	maxWorkbookBytes     = 512 << 20
 	workbookPartInMemory = 16 << 20
@@ -24,14 +22,14 @@ const (
 	maxWorkbookCells = 16 << 20
 )
 
-// dateMarker is what a date cell reads as: the number format of every
-// date style is replaced by this text, which a cell of text or a number
-// cannot give, so that a date is told from the number it is stored as.
+// dateMarker is what a number in a date's format reads as: a text a cell
+// of text or a number cannot give, so that a date is told from the number
+// it is stored as.
 const dateMarker = "\u2063wbsctl:date\u2063"
 
-// formatMarker is what a number cell reads as where excelize would show it
-// other than a spreadsheet does: with a conditional or an engineering
-// format, say.
+// formatMarker is what a number cell reads as where excelize's formatter
+// would show it other than a spreadsheet does: with a conditional or an
+// engineering format, say.
 const formatMarker = "\u2063wbsctl:format\u2063"
 
 // hiddenMarker is what a cell reads as whose number format hides its
@@ -72,107 +70,122 @@ func sheetReference(name string) string {
 	return name
 }
 
-// xlsx reads the sheet of the options (the first when none is given) of
-// the workbook data: a header row and a record a row, as CSV. Each cell is
-// read as a spreadsheet shows it, with the number format of its column, so
+// xlsx reads the sheet of the options (the first visible one when none is
+// given) of the workbook data: a header row and a record a row, as CSV.
+// Each cell is read as a spreadsheet shows it, with its number format, so
 // that the code 1000 is "1000"; a formula gives the value last
 // calculated, a boolean TRUE or FALSE. A date cell is refused: it was
-// text that the spreadsheet took for a date.
+// text that the spreadsheet took for a date. A cell that would be read
+// otherwise than a spreadsheet shows it refuses the workbook, naming the
+// cell.
 func (p *parser) xlsx(data []byte) []Record {
-	facts, err := checkZip(data, p.opts.Sheet)
-	if err != nil {
-		var cell *cellFault
-		if errors.As(err, &cell) {
-			_, row, _ := excelize.CellNameToCoordinates(cell.cell)
-			p.problem(Problem{Line: row, Cell: sheetReference(cell.sheet) + "!" + cell.cell, Message: cell.msg})
+	unreadable := func(err error) []Record {
+		var styles *stylesError
+		if errors.As(err, &styles) {
+			p.problem(Problem{Message: "cannot read the workbook's styles: " + err.Error()})
 			return nil
 		}
-		p.problem(Problem{Message: "cannot be read as a workbook (.xlsx): " + workbookError(err)})
+		p.problem(Problem{Message: "cannot be read as a workbook (.xlsx): " + err.Error()})
 		return nil
 	}
-	wb, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
-		UnzipSizeLimit: maxWorkbookBytes, UnzipXMLSizeLimit: workbookPartInMemory,
-	})
+	wb, err := openWorkbook(data)
 	if err != nil {
-		p.problem(Problem{Message: "cannot be read as a workbook (.xlsx): " + workbookError(err)})
-		return nil
+		return unreadable(err)
 	}
-	defer wb.Close()
-	sheets := wb.GetSheetList()
-	sheet := p.opts.Sheet
-	switch {
-	case len(sheets) == 0:
-		p.problem(Problem{Message: "the workbook has no sheet"})
-		return nil
-	case sheet == "" && slices.Contains(sheets, facts.name):
-		// The sheet the pre-scan checked: the first visible one.
-		sheet = facts.name
+	names := make([]string, len(wb.sheets))
+	for i, s := range wb.sheets {
+		names[i] = s.name
+	}
+	var read *sheetPart
+	choice := ""
+	switch sheet := p.opts.Sheet; {
+	case len(wb.sheets) == 0:
+		choice = "the workbook has no sheet"
 	case sheet == "":
 		// The first visible sheet; a hidden one is read only when
 		// --sheet names it.
-		for _, s := range sheets {
-			if visible, err := wb.GetSheetVisible(s); err == nil && visible {
-				sheet = s
+		for i := range wb.sheets {
+			if !wb.sheets[i].hidden {
+				read = &wb.sheets[i]
 				break
 			}
 		}
-		if sheet == "" {
-			p.problem(Problem{Message: fmt.Sprintf("every sheet of the workbook is hidden: name the one to read with --sheet (its sheets: %s)", quoteAll(sheets))})
-			return nil
+		if read == nil {
+			choice = fmt.Sprintf("every sheet of the workbook is hidden: name the one to read with --sheet (its sheets: %s)", quoteAll(names))
 		}
 	default:
 		// A spreadsheet names its sheets regardless of case.
-		found := slices.Contains(sheets, sheet)
-		for _, s := range sheets {
-			if !found && strings.EqualFold(s, sheet) {
-				sheet, found = s, true
+		for i := range wb.sheets {
+			if wb.sheets[i].name == sheet {
+				read = &wb.sheets[i]
+				break
 			}
 		}
-		if !found {
-			p.problem(Problem{Message: fmt.Sprintf("the workbook has no sheet %q (its sheets: %s)", sheet, quoteAll(sheets))})
-			return nil
+		for i := range wb.sheets {
+			if read == nil && strings.EqualFold(wb.sheets[i].name, sheet) {
+				read = &wb.sheets[i]
+			}
+		}
+		if read == nil {
+			choice = fmt.Sprintf("the workbook has no sheet %q (its sheets: %s)", sheet, quoteAll(names))
 		}
 	}
-	if err := markDates(wb); err != nil {
-		p.problem(Problem{Message: "cannot read the workbook's styles: " + workbookError(err)})
-		return nil
+	skip := ""
+	if read != nil {
+		skip = read.part
 	}
-	rows, err := wb.Rows(sheet)
+	err = wb.readParts(skip)
+	defer wb.styles.close()
 	if err != nil {
-		p.problem(Problem{Message: fmt.Sprintf("cannot read the sheet %q: %s", sheet, workbookError(err))})
+		return unreadable(err)
+	}
+	if choice != "" {
+		p.problem(Problem{Message: choice})
 		return nil
 	}
-	defer rows.Close()
-	p.sheet = &sheetPlace{name: sheetReference(sheet)}
-	if facts.hidden > 0 {
-		p.file.Notes = append(p.file.Notes, hiddenRowsNote(p.sheet.name, facts))
+	f := wb.byName[read.part]
+	if err := sheetNameError(read.name); err != nil || f == nil {
+		if err == nil {
+			err = errors.New("the workbook holds no part for it")
+		}
+		p.problem(Problem{Message: fmt.Sprintf("cannot read the sheet %q: %s", read.name, err)})
+		return nil
 	}
+	rc, err := f.Open()
+	if err != nil {
+		return unreadable(fmt.Errorf("the part %s: %w", f.Name, err))
+	}
+	defer rc.Close()
+	p.sheet = &sheetPlace{name: sheetReference(read.name)}
 	var t *table
-	cells, row := 0, 0
-	for rows.Next() {
-		row++
-		cols, err := rows.Columns()
-		if err != nil {
-			p.problem(Problem{Line: row, Message: "unreadable row: " + workbookError(err)})
-			continue
+	cells := 0
+	done, limited := false, false // the rows after are not read, or past maxWorkbookCells
+	facts, err := readSheet(rc, wb.sst, wb.styles, func(row int, cols []string, bad error) {
+		switch {
+		case done:
+			return
+		case bad != nil:
+			p.problem(Problem{Line: row, Message: "unreadable row: " + bad.Error()})
+			return
 		}
 		if cells += len(cols); cells > maxWorkbookCells {
 			p.problem(Problem{Line: row, Message: fmt.Sprintf("the sheet has more than %d cells: the rest is not read", maxWorkbookCells)})
-			return nil
+			done, limited = true, true
+			return
 		}
-		// The iterator stops at every row number, those the file leaves
-		// out too (with no cell): row is the row's number.
 		if blank(cols) {
-			continue
+			return
 		}
 		if t == nil {
-			if p.refuseHeaderDates(row, cols) {
-				return nil
+			header := slices.Clone(cols)
+			if p.refuseHeaderDates(row, header) {
+				done = true
+				return
 			}
-			if t = p.newTable(cols, row, 0); t == nil {
-				return nil
+			if t = p.newTable(header, row, 0); t == nil {
+				done = true
 			}
-			continue
+			return
 		}
 		if len(cols) > len(t.header) {
 			for i := len(t.header); i < len(cols); i++ {
@@ -187,14 +200,36 @@ func (p *parser) xlsx(data []byte) []Record {
 			cols = append(cols, "")
 		}
 		if p.refuseDates(row, cols, t) {
-			continue
+			return
 		}
 		t.add(row, cols)
+	})
+	if err == nil && facts.highest >= wb.sst.len() {
+		err = &cellFault{cell: facts.highestCell,
+			msg: fmt.Sprintf("refers to shared string %d, but the workbook holds %d: the file is damaged", facts.highest, wb.sst.len())}
 	}
-	if err := rows.Error(); err != nil {
-		p.problem(Problem{Line: row + 1, Message: "unreadable row: " + workbookError(err)})
+	if err != nil {
+		// What the rows read gave does not count: the workbook is
+		// refused.
+		*p.file = File{}
+		p.bad, p.unnamed, p.columns, p.sheet = nil, nil, nil, nil
+		var cell *cellFault
+		switch {
+		case errors.As(err, &cell):
+			_, row, _ := excelize.CellNameToCoordinates(cell.cell)
+			p.problem(Problem{Line: row, Cell: sheetReference(read.name) + "!" + cell.cell, Message: cell.msg})
+			return nil
+		case err == errTextTooLong || err == errTwoSheetData:
+			return unreadable(fmt.Errorf("the part %s %w", f.Name, err))
+		case isXMLSyntax(err):
+			return unreadable(fmt.Errorf("the part %s: %w", f.Name, err))
+		}
+		return unreadable(fmt.Errorf("the part %s does not hold what it says: %w", f.Name, err))
 	}
-	if t == nil {
+	if facts.hidden > 0 {
+		p.file.Notes = append(p.file.Notes, hiddenRowsNote(p.sheet.name, facts))
+	}
+	if t == nil || limited {
 		return nil
 	}
 	return t.records()
@@ -223,8 +258,9 @@ var (
 	errNotZip         = errors.New("it is not a zip file, as a workbook is (an .xls of Excel 97-2003? Save it as .xlsx)")
 )
 
-// refuseDates reports the date cells of a row, and the numbers whose
-// format excelize would show otherwise, and whether there were any.
+// refuseDates reports the date cells of a row, the numbers whose format
+// excelize's formatter would show otherwise and the values a format hides,
+// and whether there were any.
 func (p *parser) refuseDates(row int, cols []string, t *table) bool {
 	found := false
 	for i, c := range cols {
@@ -293,96 +329,6 @@ func quoteAll(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return strings.Join(q, ", ")
-}
-
-// workbookError is the message of an error of excelize, said for a
-// person who has a workbook.
-func workbookError(err error) string {
-	if strings.Contains(err.Error(), "unzip size exceeds") {
-		return errUnzipsTooLarge.Error()
-	}
-	return err.Error()
-}
-
-// markDates makes every cell style of wb with a date or time format show
-// dateMarker instead of a date: excelize gives a row's cells as text,
-// without their styles.
-func markDates(wb *excelize.File) error {
-	// GetStyle loads the styles part.
-	if _, err := wb.GetStyle(0); err != nil {
-		if wb.Styles == nil || wb.Styles.CellXfs == nil || len(wb.Styles.CellXfs.Xf) == 0 {
-			return nil // no style: no date
-		}
-		return err
-	}
-	styles := wb.Styles
-	if styles == nil || styles.CellXfs == nil {
-		return nil
-	}
-	// A format is a date's when any of its codes is: excelize shows the
-	// first of one id, or its formatCode16, where a spreadsheet may show
-	// another.
-	type format struct {
-		date, unshown bool
-		hides         string // the code that hides a value, or ""
-	}
-	custom := map[int]format{}
-	if styles.NumFmts != nil {
-		for _, f := range styles.NumFmts.NumFmt {
-			had, dup := custom[f.NumFmtID]
-			hides := had.hides
-			for _, code := range []string{f.FormatCode, f.FormatCode16} {
-				if hides == "" && hidingFormat(code) {
-					hides = code
-				}
-			}
-			custom[f.NumFmtID] = format{
-				date:    had.date || isDateFormat(f.FormatCode) || isDateFormat(f.FormatCode16),
-				unshown: had.unshown || dup || unshownFormat(f.FormatCode) || unshownFormat(f.FormatCode16),
-				hides:   hides,
-			}
-		}
-	}
-	var dates, unshown []int
-	hidden := map[string][]int{} // by the code that hides
-	for i, xf := range styles.CellXfs.Xf {
-		if xf.NumFmtID == nil {
-			continue
-		}
-		id := *xf.NumFmtID
-		f, ok := custom[id]
-		switch {
-		case ok && f.hides != "":
-			hidden[f.hides] = append(hidden[f.hides], i)
-		case ok && f.date || !ok && isBuiltInDate(id):
-			dates = append(dates, i)
-		case ok && f.unshown || !ok && (id >= 5 && id <= 8 || id == 48):
-			unshown = append(unshown, i)
-		}
-	}
-	type marking struct {
-		xfs  []int
-		code string // one section: text shows as it is
-	}
-	marks := []marking{{dates, `"` + dateMarker + `"`}, {unshown, `"` + formatMarker + `"`}}
-	for _, code := range slices.Sorted(maps.Keys(hidden)) {
-		marks = append(marks, marking{hidden[code], hidingMarker(code)})
-	}
-	for _, marked := range marks {
-		if len(marked.xfs) == 0 {
-			continue
-		}
-		code := marked.code
-		idx, err := wb.NewStyle(&excelize.Style{CustomNumFmt: &code})
-		if err != nil {
-			return err
-		}
-		id := *styles.CellXfs.Xf[idx].NumFmtID
-		for _, i := range marked.xfs {
-			styles.CellXfs.Xf[i].NumFmtID = &id
-		}
-	}
-	return nil
 }
 
 // hidingFormat reports whether the format code hides a value the cell

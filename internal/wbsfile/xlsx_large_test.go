@@ -15,7 +15,7 @@ import (
 // a generator that styles a whole column writes them: a header, two
 // elements, then empty styled cells in every row, and in the last row a
 // code of 31 characters.
-func millionRows(t *testing.T) (workbook []byte, sheetBytes int) {
+func millionRows(t testing.TB) (workbook []byte, sheetBytes int) {
 	t.Helper()
 	good := streamed(t, []any{"wbsElementCode", "description"}, []any{"M-1", "one"}, []any{"M-2", "two"})
 	var sheet bytes.Buffer
@@ -76,5 +76,68 @@ func TestXLSXMillionRows(t *testing.T) {
 	t.Logf("a workbook of %d bytes, its sheet %d unzipped: the heap grew by %d MiB at most", len(data), unzipped, grown>>20)
 	if grown > 64<<20 {
 		t.Fatalf("the heap grew by %d MiB reading the sheet: it is not streamed", grown>>20)
+	}
+}
+
+// millionRowsCSV is the sheet of millionRows as CSV: a line a row.
+func millionRowsCSV() []byte {
+	var b bytes.Buffer
+	b.WriteString("wbsElementCode,description\nM-1,one\nM-2,two\n")
+	for r := 4; r < 1_000_000; r++ {
+		b.WriteString("\n")
+	}
+	b.WriteString(strings.Repeat("L", 31) + ",\n")
+	return b.Bytes()
+}
+
+// BenchmarkMillionRows reads the sheet of 1,000,000 rows of
+// TestXLSXMillionRows as a workbook and as CSV, and reports by how much
+// the heap grew at most while reading (peak-heap-MiB), sampled every
+// millisecond.
+//
+//	go test -run '^$' -bench MillionRows -benchtime 5x ./internal/wbsfile
+func BenchmarkMillionRows(b *testing.B) {
+	workbook, _ := millionRows(b)
+	for _, in := range []struct {
+		f    Format
+		data []byte
+	}{{FormatCSV, millionRowsCSV()}, {FormatXLSX, workbook}} {
+		b.Run(string(in.f), func(b *testing.B) {
+			b.ReportAllocs()
+			var peak uint64
+			for b.Loop() {
+				runtime.GC()
+				var before runtime.MemStats
+				runtime.ReadMemStats(&before)
+				var high atomic.Uint64
+				done := make(chan struct{})
+				sampled := make(chan struct{})
+				go func() {
+					defer close(sampled)
+					var m runtime.MemStats
+					for {
+						runtime.ReadMemStats(&m)
+						if m.HeapInuse > high.Load() {
+							high.Store(m.HeapInuse)
+						}
+						select {
+						case <-done:
+							return
+						case <-time.After(time.Millisecond):
+						}
+					}
+				}()
+				file, err := ParseBytes(in.data, in.f, ReadOptions{})
+				close(done)
+				<-sampled
+				if err != nil || len(file.Records) != 2 || len(file.Problems) != 1 {
+					b.Fatal(err, problems(file))
+				}
+				if h := high.Load(); h > before.HeapInuse {
+					peak = max(peak, h-before.HeapInuse)
+				}
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		})
 	}
 }
