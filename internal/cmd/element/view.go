@@ -46,7 +46,8 @@ them. A table has one row per element, its organizations in the
 TYPE=CODE;TYPE=CODE notation of --org.
 
 A code the list does not hold exits 3 (not found), naming it, after the
-elements that were found are shown.`,
+elements that were found are shown; when none is found, nothing is
+printed on stdout (no header, no empty list).`,
 		Example: `  wbsctl element view P-100.01
   wbsctl element get P-100.01 P-100.02 -o json --jq '.[].businessOrganizations'`,
 		Args: cmdutil.MinimumNArgs(1),
@@ -87,6 +88,11 @@ func runView(ctx context.Context, o *ViewOptions) error {
 	found, read, err := findElements(ctx, c, codes)
 	if err != nil {
 		return err
+	}
+	if len(found) == 0 {
+		// Nothing to show: no table header and no empty list above the
+		// error, as kubectl get of a missing name prints nothing.
+		return notFound(codes, read)
 	}
 	defer p.Sync() // what was shown before an error is written out
 	var missing []string

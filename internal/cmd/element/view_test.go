@@ -177,13 +177,13 @@ func TestViewNotFound(t *testing.T) {
 		t.Fatalf("exit %d, out %q, stderr %q", r.Code, r.Out, r.ErrOut)
 	}
 	r = run(t, srv, false, "", "element", "get", "X", "Y", "-q")
-	if r.Code != cmdutil.ExitNotFound || r.Out != "CODE\tDESCRIPTION\tACTIVE\tORGANIZATIONS\n" ||
+	if r.Code != cmdutil.ExitNotFound || r.Out != "" ||
 		r.ErrOut != "error: elements \"X\", \"Y\" not found: the 3 elements listed hold none of those codes\n" {
 		t.Fatalf("two codes: exit %d, out %q, stderr %q", r.Code, r.Out, r.ErrOut)
 	}
 	r = run(t, srv, false, "", "element", "view", "NOPE", "-q", "-o", "json")
 	var doc map[string]any
-	if err := json.Unmarshal([]byte(r.ErrOut), &doc); err != nil || r.Code != cmdutil.ExitNotFound || r.Out != "[]\n" ||
+	if err := json.Unmarshal([]byte(r.ErrOut), &doc); err != nil || r.Code != cmdutil.ExitNotFound || r.Out != "" ||
 		doc["exitCode"] != float64(cmdutil.ExitNotFound) || !strings.Contains(doc["error"].(string), `"NOPE"`) {
 		t.Fatalf("-o json: exit %d, out %q, stderr %q", r.Code, r.Out, r.ErrOut)
 	}
