@@ -536,37 +536,24 @@ func (s *jsonScanner) organizations() ([]sdk.BusinessOrganization, bool) {
 			return nil, false
 		}
 		s.space()
-		var code, entityType []byte
-		var seen uint8
+		var m orgMembers
 		for inner := true; inner; {
 			name, ok := s.member()
 			if !ok {
 				return nil, false
 			}
-			var bit uint8
-			var to *[]byte
-			switch string(name) {
-			case "code":
-				bit, to = 1, &code
-			case "entityType":
-				bit, to = 2, &entityType
-			default:
-				return nil, false
-			}
 			text, ok := s.str()
-			if !ok || seen&bit != 0 {
+			if !ok || !m.set(name, text) {
 				return nil, false
 			}
-			seen |= bit
-			*to = text
 			if inner, ok = s.next('}'); !ok {
 				return nil, false
 			}
 		}
-		if seen != 3 {
+		if !m.whole() {
 			return nil, false
 		}
-		orgs.add(code, entityType)
+		orgs.add(m.code, m.entityType)
 		var ok bool
 		if more, ok = s.next(']'); !ok {
 			return nil, false
@@ -647,3 +634,35 @@ func (o *orgLists) list() []sdk.BusinessOrganization {
 	}
 	return list
 }
+
+// orgMembers gathers the members of a business organization as the fast
+// readers of JSON and YAML meet them: code and entityType, each once,
+// and no other.
+type orgMembers struct {
+	code, entityType []byte
+	seen             uint8
+}
+
+// set takes the text of member name, or reports that name is not one of
+// the two or was given before.
+func (m *orgMembers) set(name, text []byte) bool {
+	var bit uint8
+	var to *[]byte
+	switch string(name) {
+	case "code":
+		bit, to = 1, &m.code
+	case "entityType":
+		bit, to = 2, &m.entityType
+	default:
+		return false
+	}
+	if m.seen&bit != 0 {
+		return false
+	}
+	m.seen |= bit
+	*to = text
+	return true
+}
+
+// whole reports whether both members were given.
+func (m *orgMembers) whole() bool { return m.seen == 3 }

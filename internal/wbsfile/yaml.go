@@ -499,40 +499,27 @@ func (l *yamlLines) organizations(value []byte) ([]sdk.BusinessOrganization, boo
 		return nil, false // null, or what yamlFast does not read
 	}
 	for yamlIndent(l.text) == at && bytes.HasPrefix(l.text[at:], []byte("- ")) {
-		var code, entityType []byte
-		var seen uint8
+		var m orgMembers
 		text := l.text[at+2:]
 		for {
 			name, value, ok := yamlKey(text)
 			if !ok {
 				return nil, false
 			}
-			var bit uint8
-			var to *[]byte
-			switch string(name) {
-			case "code":
-				bit, to = 1, &code
-			case "entityType":
-				bit, to = 2, &entityType
-			default:
-				return nil, false
-			}
 			s, null, ok := yamlFastScalar(value)
-			if !ok || null || seen&bit != 0 {
+			if !ok || null || !m.set(name, s) {
 				return nil, false
 			}
-			seen |= bit
-			*to = s
 			l.next()
 			if yamlIndent(l.text) != at+2 {
 				break
 			}
 			text = l.text[at+2:]
 		}
-		if seen != 3 {
+		if !m.whole() {
 			return nil, false
 		}
-		orgs.add(code, entityType)
+		orgs.add(m.code, m.entityType)
 	}
 	return orgs.list(), true
 }
