@@ -9,8 +9,7 @@ import (
 )
 
 func TestDeactivate(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(
 		wbstest.Element{Code: "OLD-1", IsActive: true},
 		wbstest.Element{Code: "OLD-2", IsActive: false},

@@ -16,8 +16,7 @@ import (
 // The count is of what went out: a token exchange, reads and writes by
 // kind, and a 429 among them, for a platform under a path of its host.
 func TestRequestsAreCountedAsSent(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithRateLimit(2))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithRateLimit(2))
 	front := httptest.NewServer(http.StripPrefix("/api", srv))
 	defer front.Close()
 	io, _, _, _ := iostreams.Test()

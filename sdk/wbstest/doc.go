@@ -3,9 +3,19 @@
 // is for HTTP. It is a second, independent reading of the spec: it imports
 // nothing of the SDK.
 //
-//	srv := wbstest.NewServer()
-//	defer srv.Close()
-//	client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+// A test starts a server with Start, which closes it when the test ends:
+//
+//	func TestDeactivate(t *testing.T) {
+//		srv := wbstest.Start(t, wbstest.WithOrgUpdateMode(wbstest.OrgReplace))
+//		srv.Put(wbstest.Element{Code: "OLD-1", IsActive: true})
+//		client, _ := sdk.NewClient(srv.URL, sdk.WithCredentials(srv.ClientID, srv.ClientSecret))
+//		// ... call the code under test with client, then read srv.Element,
+//		// srv.Journal or srv.Stats.
+//	}
+//
+// NewServer starts one that the caller closes (Close), as in a program;
+// New returns one that is not listening, an http.Handler to serve as the
+// caller likes.
 //
 // It implements the token endpoint (HS256-signed JWTs with exp, checked on
 // every call: expired, revoked, wrongly signed or alg "none" tokens get a

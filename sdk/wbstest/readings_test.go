@@ -31,8 +31,7 @@ func TestListReadings(t *testing.T) {
 			{NextAbsent, nil, nil, true},
 		} {
 			t.Run(tt.style.String(), func(t *testing.T) {
-				srv := NewServer(WithNextStyle(tt.style))
-				defer srv.Close()
+				srv := Start(t, WithNextStyle(tt.style))
 				tok := token(t, srv)
 				for i := range 25 {
 					srv.Put(Element{Code: fmt.Sprintf("E%02d", i)})
@@ -110,8 +109,7 @@ func TestListReadings(t *testing.T) {
 		}
 	})
 	t.Run("page size capped", func(t *testing.T) {
-		srv := NewServer(WithMaxPageSize(7))
-		defer srv.Close()
+		srv := Start(t, WithMaxPageSize(7))
 		tok := token(t, srv)
 		for i := range 20 {
 			srv.Put(Element{Code: fmt.Sprintf("E%02d", i)})
@@ -169,8 +167,7 @@ func TestDuplicateAnswers(t *testing.T) {
 		{DuplicateConflictBare, 409, nil},
 	} {
 		t.Run(tt.answer.String(), func(t *testing.T) {
-			srv := NewServer(WithDuplicateAnswer(tt.answer))
-			defer srv.Close()
+			srv := Start(t, WithDuplicateAnswer(tt.answer))
 			tok := token(t, srv)
 			d := "first"
 			srv.Put(Element{Code: "D-1", Description: &d, IsActive: true})

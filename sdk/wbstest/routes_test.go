@@ -10,8 +10,7 @@ import (
 // a code, and answers anything else with a 404 in problem details (not
 // the mux's 405 or redirect).
 func TestRoutes(t *testing.T) {
-	srv := NewServer()
-	t.Cleanup(srv.Close)
+	srv := Start(t)
 	tok := token(t, srv)
 	srv.Put(Element{Code: "A/B", IsActive: true}, Element{Code: "/", IsActive: true})
 	for _, tc := range []struct {

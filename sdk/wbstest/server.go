@@ -147,11 +147,23 @@ func New(opts ...Option) *Server {
 	return s
 }
 
-// NewServer starts a server on a loopback port; call Close when done.
+// NewServer starts a server on a loopback port; call Close when done
+// (a test calls Start instead).
 func NewServer(opts ...Option) *Server {
 	s := New(opts...)
 	s.ts = httptest.NewServer(s)
 	s.URL = s.ts.URL
+	return s
+}
+
+// Start starts a server on a loopback port, as NewServer does, and
+// closes it when the test ends: t is a *testing.T, *testing.B or
+// *testing.F. It takes only the method it calls, not testing.TB, so that
+// the package does not import testing and a program serving the
+// reference server (wbsctl serve) does not link it.
+func Start(t interface{ Cleanup(func()) }, opts ...Option) *Server {
+	s := NewServer(opts...)
+	t.Cleanup(s.Close)
 	return s
 }
 
@@ -176,7 +188,7 @@ func (t memoryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// Close stops a server started by NewServer.
+// Close stops a server started by NewServer or Start.
 func (s *Server) Close() {
 	if s.ts != nil {
 		s.ts.Close()

@@ -44,8 +44,7 @@ func token(t *testing.T, srv *Server) string {
 }
 
 func TestTokenEndpoint(t *testing.T) {
-	srv := NewServer()
-	defer srv.Close()
+	srv := Start(t)
 	token(t, srv)
 	for _, body := range []string{
 		fmt.Sprintf(`{"clientId":%q,"clientSecret":"wrong"}`, srv.ClientID),
@@ -63,8 +62,7 @@ func TestTokenEndpoint(t *testing.T) {
 func TestAuthRejections(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	clock := func() time.Time { return now }
-	srv := NewServer(WithClock(clock), WithTokenLifetime(time.Minute))
-	defer srv.Close()
+	srv := Start(t, WithClock(clock), WithTokenLifetime(time.Minute))
 	good := token(t, srv)
 	other := New() // another key
 	foreign, _ := other.IssueToken(other.ClientID)
@@ -108,8 +106,7 @@ func TestAuthRejections(t *testing.T) {
 }
 
 func TestValidationAtTheBounds(t *testing.T) {
-	srv := NewServer()
-	defer srv.Close()
+	srv := Start(t)
 	tok := token(t, srv)
 	srv.Put(Element{Code: "U", IsActive: true})
 	s := strings.Repeat
@@ -174,8 +171,7 @@ func TestValidationAtTheBounds(t *testing.T) {
 }
 
 func TestBodySizeLimit(t *testing.T) {
-	srv := NewServer(WithMaxBodyBytes(1024))
-	defer srv.Close()
+	srv := Start(t, WithMaxBodyBytes(1024))
 	body := `{"wbsElementCode":"big","description":"` + strings.Repeat("x", 2000) + `"}`
 	tok := token(t, srv)
 	if code, m, _ := call(t, srv, "POST", "/v1/wbs-elements", tok, body); code != 413 || m["status"] != float64(413) {
@@ -200,8 +196,7 @@ func TestBodySizeLimit(t *testing.T) {
 }
 
 func TestPaginationAndOrgModes(t *testing.T) {
-	srv := NewServer()
-	defer srv.Close()
+	srv := Start(t)
 	tok := token(t, srv)
 	for i := range 25 {
 		srv.Put(Element{Code: fmt.Sprintf("E%02d", i)})
@@ -239,8 +234,7 @@ func TestPaginationAndOrgModes(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	srv := NewServer(WithRateLimit(3), WithClock(func() time.Time { return now }))
-	defer srv.Close()
+	srv := Start(t, WithRateLimit(3), WithClock(func() time.Time { return now }))
 	tok := token(t, srv)
 	for i := 1; i <= 4; i++ {
 		code, m, h := call(t, srv, "GET", "/v1/wbs-elements", tok, "")
@@ -297,8 +291,7 @@ func TestRateWindows(t *testing.T) {
 }
 
 func TestFaultSelection(t *testing.T) {
-	srv := NewServer(WithSeed(7), WithFaults(FaultRule{Operation: OpList, Kind: FaultStatus, Status: 503, Nth: 2}))
-	defer srv.Close()
+	srv := Start(t, WithSeed(7), WithFaults(FaultRule{Operation: OpList, Kind: FaultStatus, Status: 503, Nth: 2}))
 	tok := token(t, srv)
 	var got []int
 	for range 3 {
@@ -325,8 +318,7 @@ func TestFaultSelection(t *testing.T) {
 }
 
 func TestExecuteChecksTheFlow(t *testing.T) {
-	srv := NewServer(WithCredential("integrationhub-7", "s"))
-	defer srv.Close()
+	srv := Start(t, WithCredential("integrationhub-7", "s"))
 	tok, _ := srv.IssueToken("integrationhub-7")
 	if code, m, _ := call(t, srv, "POST", "/integration-hub-api/v1/flows/7/execute", tok, `{"x":1}`); code != 200 || m["flowId"] != "7" {
 		t.Fatalf("%d %v", code, m)
@@ -344,8 +336,7 @@ func TestExecuteChecksTheFlow(t *testing.T) {
 func TestTokenLifetimeUnderASecond(t *testing.T) {
 	start := time.Unix(1_700_000_000, 900_000_000)
 	var now atomic.Int64 // the clock, in nanoseconds after start
-	srv := NewServer(WithTokenLifetime(500*time.Millisecond), WithClock(func() time.Time { return start.Add(time.Duration(now.Load())) }))
-	defer srv.Close()
+	srv := Start(t, WithTokenLifetime(500*time.Millisecond), WithClock(func() time.Time { return start.Add(time.Duration(now.Load())) }))
 	resp, err := http.Post(srv.URL+"/v1/auth/tokens", "application/json",
 		strings.NewReader(`{"clientId":"`+srv.ClientID+`","clientSecret":"`+srv.ClientSecret+`"}`))
 	if err != nil {

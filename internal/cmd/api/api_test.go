@@ -20,8 +20,7 @@ func api(t *testing.T, srv *wbstest.Server, args ...string) cmdtest.Result {
 }
 
 func TestFieldsMakeTheBody(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithOrgUpdateMode(wbstest.OrgReplace))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithOrgUpdateMode(wbstest.OrgReplace))
 	body := filepath.Join(t.TempDir(), "desc.txt")
 	os.WriteFile(body, []byte("from a file"), 0o600)
 	res := api(t, srv, "/v1/wbs-elements", "-f", "wbsElementCode=A-1", "-F", "description=@"+body, "-F", "isActive=false")
@@ -79,8 +78,7 @@ func TestPaginateUnderReadings(t *testing.T) {
 	for _, next := range []wbstest.NextStyle{wbstest.NextURL, wbstest.NextOffset, wbstest.NextNull} {
 		for _, hits := range []wbstest.HitsMeaning{wbstest.HitsTotal, wbstest.HitsPageCount} {
 			t.Run(fmt.Sprint(next, "/", hits), func(t *testing.T) {
-				srv := wbstest.NewServer(wbstest.WithNextStyle(next), wbstest.WithHitsMeaning(hits), wbstest.WithPastEnd(wbstest.PastEndLastPage))
-				defer srv.Close()
+				srv := wbstest.Start(t, wbstest.WithNextStyle(next), wbstest.WithHitsMeaning(hits), wbstest.WithPastEnd(wbstest.PastEndLastPage))
 				for i := range 21 {
 					srv.Put(wbstest.Element{Code: fmt.Sprintf("E%02d", i)})
 				}
@@ -119,8 +117,7 @@ func TestTokenNeverShown(t *testing.T) {
 }
 
 func TestExitCodesAndRefusals(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	for _, tt := range []struct {
 		args []string
 		code int
@@ -150,8 +147,7 @@ func TestExitCodesAndRefusals(t *testing.T) {
 // A POST whose answer is lost after the platform acted is not sent again;
 // with --retry-safe it is.
 func TestPostIsNotResent(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultDropAfterCommit, Times: 1}))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultDropAfterCommit, Times: 1}))
 	res := api(t, srv, "/v1/wbs-elements", "-f", "wbsElementCode=D-1")
 	if res.Code == 0 || srv.Stats().Requests[wbstest.OpCreate] != 1 || srv.Stats().Creates != 1 {
 		t.Fatalf("exit %d, %d create requests: %s", res.Code, srv.Stats().Requests[wbstest.OpCreate], res.ErrOut)

@@ -259,8 +259,7 @@ func TestMaxPagesEndsAnEndlessList(t *testing.T) {
 // Finding 6: --paginate starts at the pageNumber of the path's query (or
 // of -X GET's fields) and keeps its pageSize unless --page-size is given.
 func TestPaginateStartsAtThePathsPage(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	for i := range 25 {
 		srv.Put(wbstest.Element{Code: fmt.Sprintf("E%02d", i)})
 	}

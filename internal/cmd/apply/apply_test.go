@@ -34,8 +34,7 @@ P-3,Foundations,yes,company=1000
 `
 
 func TestApplyDryRunExportAndPrune(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "elements.csv")
 	os.WriteFile(file, []byte(csvFile), 0o600)
@@ -82,8 +81,7 @@ func TestApplyDryRunExportAndPrune(t *testing.T) {
 }
 
 func TestBadFileSendsNothing(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	bad := "wbsElementCode,description\nP-1," + strings.Repeat("x", 101) + "\nP-2,ok\n"
 	code, _, errOut := run(t, srv, bad, "apply", "-f", "-", "--format", "csv")
 	if code != cmdutil.ExitValidation || !strings.Contains(errOut, "line 2 (code \"P-1\"): description: is 101 characters long") {
@@ -117,16 +115,14 @@ func readLines(t *testing.T, path string) []string {
 }
 
 func TestProgressBarOnATerminal(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	file := filepath.Join(t.TempDir(), "elements.csv")
 	os.WriteFile(file, []byte(csvFile), 0o600)
 	code, _, errOut := runMode(t, srv, true, "", "apply", "-f", file, "--rate", "0")
 	if code != 0 || !strings.Contains(errOut, "applying") || !strings.Contains(errOut, "create: 3 ok") {
 		t.Fatalf("exit %d: %q", code, errOut)
 	}
-	quiet := wbstest.NewServer()
-	defer quiet.Close()
+	quiet := wbstest.Start(t)
 	code, _, errOut = runMode(t, quiet, true, "", "apply", "-f", file, "--rate", "0", "--quiet")
 	if code != 0 || strings.Contains(errOut, "applying") {
 		t.Fatalf("--quiet: %q", errOut)
@@ -137,8 +133,7 @@ func TestProgressBarOnATerminal(t *testing.T) {
 // before the summary, which is the last line.
 func TestProgressLinesEndBeforeTheSummary(t *testing.T) {
 	apply.SetProgressInterval(t, time.Millisecond)
-	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Kind: wbstest.FaultLatency, Latency: 5 * time.Millisecond, Method: "POST"}))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithFaults(wbstest.FaultRule{Kind: wbstest.FaultLatency, Latency: 5 * time.Millisecond, Method: "POST"}))
 	var b strings.Builder
 	b.WriteString("wbsElementCode,description\n")
 	for i := range 20 {
@@ -169,8 +164,7 @@ func TestFileWithHiddenRecordsSendsNothing(t *testing.T) {
 		"lower-case.json": `[{"wbselementcode":"N-41"},{"wbsElementCode":"N-42"}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := wbstest.NewServer()
-			defer srv.Close()
+			srv := wbstest.Start(t)
 			srv.Put(wbstest.Element{Code: "N-41"}, wbstest.Element{Code: "N-42"})
 			file := filepath.Join(t.TempDir(), name)
 			os.WriteFile(file, []byte(body), 0o600)
@@ -187,8 +181,7 @@ func TestFileWithHiddenRecordsSendsNothing(t *testing.T) {
 }
 
 func TestCreateFromFileRefusesAMemberInAnotherCase(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	file := filepath.Join(t.TempDir(), "element.json")
 	os.WriteFile(file, []byte(`{"wbsElementCode":"N-17","WBSELEMENTCODE":"x"}`), 0o600)
 	code, _, errOut := run(t, srv, "", "element", "create", "--from-file", file)
@@ -200,8 +193,7 @@ func TestCreateFromFileRefusesAMemberInAnotherCase(t *testing.T) {
 // Control characters in a file's codes, descriptions or organizations are
 // refused before sending; those the platform holds are printed escaped.
 func TestControlCharactersNeverReachTheTerminal(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	file := filepath.Join(t.TempDir(), "elements.csv")
 	os.WriteFile(file, []byte("wbsElementCode,description,isActive,businessOrganizations\n"+
 		"N-27\x1b[31mRED,,true,\n\"N-27\r\",,true,\nN-14\x00x,,true,\nN-15,bell\a,true,\nN-16,,true,company=1\x1b0\n"), 0o600)
@@ -228,8 +220,7 @@ func TestControlCharactersNeverReachTheTerminal(t *testing.T) {
 }
 
 func TestDetailedExitcodeNeedsDryRun(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	file := filepath.Join(t.TempDir(), "elements.csv")
 	os.WriteFile(file, []byte(csvFile), 0o600)
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--detailed-exitcode", "--rate", "0")
@@ -241,8 +232,7 @@ func TestDetailedExitcodeNeedsDryRun(t *testing.T) {
 // The summary counts every request of the run, the plan's reads
 // included, as reads, writes and token exchanges, as the server saw them.
 func TestSummaryCountsTheWholeRun(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	file := filepath.Join(t.TempDir(), "elements.csv")
 	os.WriteFile(file, []byte(csvFile), 0o600)
 	for _, pass := range []string{"first", "unchanged"} {

@@ -56,8 +56,7 @@ var hostileMarkdown = []string{
 // break, HTML, an image, a link or a mention: every description is in a
 // code span, whole.
 func TestMarkdownPlanShowsFileTextAsText(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	var csv strings.Builder
 	csv.WriteString("wbsElementCode,description\n")
 	for i, d := range hostileMarkdown {
@@ -134,8 +133,7 @@ func TestMarkdownPlanShowsFileTextAsText(t *testing.T) {
 // (65,536 characters): the first rows, then how many more there are, and
 // where all of them are.
 func TestMarkdownOfALargePlanFitsAComment(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	file := largePlanFile(t)
 	code, out, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "-o", "markdown", "--rate", "0")
 	if code != 0 {
@@ -158,8 +156,7 @@ func TestMarkdownOfALargePlanFitsAComment(t *testing.T) {
 // GITHUB_STEP_SUMMARY receives the plan of a dry run and the results of a
 // run, appended, unless turned off; -o stays what the user asked.
 func TestStepSummary(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description\nS-1,one\n")
 	summary := filepath.Join(dir, "summary.md")
@@ -193,8 +190,7 @@ func TestStepSummary(t *testing.T) {
 // on its own line of the file, escaped so that the file's text can
 // neither end the command nor start another.
 func TestProblemsAsWorkflowCommands(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	file := cmdtest.WriteFile(t, t.TempDir(), "bad,name:x.csv", "wbsElementCode,isActive,description\n"+
 		"A-1,maybe,x\n"+
 		"A-2,true,\"50%\n::warning::injected\"\n"+
@@ -230,8 +226,7 @@ func TestProblemsAsWorkflowCommands(t *testing.T) {
 // A saved plan is shown by a reviewer who has no credentials: nothing is
 // sent, and the plan's platform is named.
 func TestSavedPlanShownWithoutCredentials(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description\nR-1,review me\n")
 	plan := filepath.Join(dir, "p.plan")
@@ -256,8 +251,7 @@ func TestSavedPlanShownWithoutCredentials(t *testing.T) {
 // and message; with --skip-invalid the report's line of each record left
 // out carries its problems.
 func TestProblemsAsData(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "bad.csv", "wbsElementCode,isActive,description\nA-1,maybe,x\nA-2,true,ok\nA-3,true,"+strings.Repeat("d", 101)+"\n")
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "-o", "json")
@@ -334,8 +328,7 @@ const codeQualitySchema = `{
 // report that GitLab's format accepts: three problems, three issues on
 // their lines, fingerprints each once; a good file, an empty list.
 func TestCodeQualityReport(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	bad := cmdtest.WriteFile(t, dir, "bad.csv", "wbsElementCode,isActive,description\nA-1,maybe,x\nA-2,true,ok\nA-3,true,"+strings.Repeat("d", 101)+"\nA-4,sometimes,y\n")
 	report := filepath.Join(dir, "gl-code-quality-report.json")
@@ -386,8 +379,7 @@ func TestCodeQualityReport(t *testing.T) {
 // The demo's own file in Markdown: one table, a row for each of its 40
 // elements and four cells a row, as a reviewer sees it on the page.
 func TestMarkdownPlanOfTheDemosFile(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	code, out, errOut := run(t, srv, "", "apply", "-f", "../../../examples/wbs-elements.csv", "--dry-run", "-o", "markdown", "--rate", "0")
 	if code != 0 || !strings.HasPrefix(out, "### wbsctl plan: 40 to create, 0 to update, 0 unchanged, 0 to delete\n") {
 		t.Fatalf("exit %d: %s\n%s", code, out, errOut)

@@ -93,8 +93,7 @@ func (r jobClone) run(t *testing.T, srv *wbstest.Server, cwd, projectDir, file s
 // working directory without it, cleaned, with forward slashes and no
 // "./"; a file outside keeps its path as given, cleaned; stdin is "-".
 func TestCodeQualityPathIsTheRepositorysPath(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	tests := []struct {
 		name string
 		// The working directory, CI_PROJECT_DIR ("" for none) and -f.
@@ -142,8 +141,7 @@ func TestCodeQualityPathIsTheRepositorysPath(t *testing.T) {
 // tells a problem fixed from one still there whoever ran the job; the
 // same problems in another file give others.
 func TestCodeQualityFingerprintIsOfThePathInTheRepository(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	tests := []struct {
 		name                  string
 		cwd, projectDir, file string
@@ -186,8 +184,7 @@ func TestCodeQualityFingerprintIsOfThePathInTheRepository(t *testing.T) {
 // escapes text: no escape sequence, newline, bidi control or invisible
 // character of the file reaches GitLab's page as it is.
 func TestCodeQualityDescriptionIsEscaped(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	tests := []struct {
 		name, file, content string
 		// escaped is the file's text as the description must show it.
@@ -231,8 +228,7 @@ func TestCodeQualityCheckNames(t *testing.T) {
 		"wbsctl/unknown-member", "wbsctl/duplicate-member", "wbsctl/missing-value", "wbsctl/invalid-value",
 		"wbsctl/too-long", "wbsctl/control-character", "wbsctl/duplicate-code", "wbsctl/invalid-record",
 	}
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	tests := []struct {
 		name, file, content string
 		extra               []string
@@ -297,8 +293,7 @@ func TestCodeQualityCheckNames(t *testing.T) {
 // GitLab reads it, with the file named as a job in the repository's root
 // names it.
 func TestCodeQualityReportGolden(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	var report string
 	// In a subtest, whose end puts the working directory back for golden.
 	ran := t.Run("in the root", func(t *testing.T) {

@@ -22,8 +22,7 @@ var company1000 = []wbstest.BusinessOrganization{{Code: "1000", EntityType: "com
 // A saved plan of a file whose organizations column states the links as
 // they are runs: only the description changed.
 func TestSavedPlanOfAFileWithUnchangedLinksRuns(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(wbstest.Element{Code: "A-1", Description: str("one"), IsActive: true, BusinessOrganizations: company1000})
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description,isActive,businessOrganizations\nA-1,two,true,company=1000\n")
@@ -42,8 +41,7 @@ func TestSavedPlanOfAFileWithUnchangedLinksRuns(t *testing.T) {
 // an invalid record names; a line no record could be read from stops
 // the prune, since the code it holds is unknown.
 func TestPruneNeverDeletesWhatAnInvalidRecordNames(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(wbstest.Element{Code: "A-1", IsActive: true}, wbstest.Element{Code: "A-2", Description: str("kept"), IsActive: true},
 		wbstest.Element{Code: "X", IsActive: true})
 	dir := t.TempDir()
@@ -73,8 +71,7 @@ func TestPlanAndStateLeaveTheFolderAlone(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("folder modes are Unix's")
 	}
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	shared := filepath.Join(t.TempDir(), "shared")
 	os.Mkdir(shared, 0o755)
 	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
@@ -102,8 +99,7 @@ func TestPlanAndStateLeaveTheFolderAlone(t *testing.T) {
 // A file to write that is the input, by its name or another, is refused
 // before anything is read or sent, and the input is left as it was.
 func TestOutputThatIsTheInputIsRefused(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "f.csv", csvFile)
 	link := filepath.Join(dir, "link.csv")
@@ -146,8 +142,7 @@ func TestDryRunAsTableAndCSV(t *testing.T) {
 // With --state, an element the list shows changed since is read again,
 // links too: the links someone added are removed, as the file says.
 func TestStateRereadsTheLinksOfAnElementChangedOutside(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,description,isActive,businessOrganizations\nA-1,one,true,company=1000\n")
 	state := filepath.Join(dir, "s.state")
@@ -335,8 +330,7 @@ func TestPruneKeepsTheCodeOfARecordOnAnotherRecordsLine(t *testing.T) {
 	}
 	for name, content := range files {
 		t.Run(name, func(t *testing.T) {
-			srv := wbstest.NewServer()
-			defer srv.Close()
+			srv := wbstest.Start(t)
 			srv.Put(wbstest.Element{Code: "A", Description: str("old"), IsActive: true}, wbstest.Element{Code: "B", IsActive: true},
 				wbstest.Element{Code: "X", IsActive: true})
 			file := cmdtest.WriteFile(t, t.TempDir(), name, content)
@@ -357,8 +351,7 @@ func TestPruneKeepsTheCodeOfARecordOnAnotherRecordsLine(t *testing.T) {
 		})
 	}
 
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(wbstest.Element{Code: "5", IsActive: true}, wbstest.Element{Code: "X", IsActive: true})
 	file := cmdtest.WriteFile(t, t.TempDir(), "f.json", `[{"wbsElementCode":5},{"wbsElementCode":"B"}]`)
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--prune", "--skip-invalid", "--yes", "--rate", "0")
@@ -377,8 +370,7 @@ func TestSkipInvalidLeavesOutEveryRowOfACode(t *testing.T) {
 		"wbsElementCode,description,businessOrganizations\nM-1,multi,company=1000\nN-1,new,company=1000\nM-1,multi,plant=\n",
 		"businessOrganizations;wbsElementCode;isActive\r\ncompany=1000;M-1;true\r\nplant=P1;M-1;maybe\r\ncompany=1000;N-1;\r\n",
 	} {
-		srv := wbstest.NewServer()
-		defer srv.Close()
+		srv := wbstest.Start(t)
 		srv.Put(wbstest.Element{Code: "M-1", Description: str("multi"), IsActive: true, BusinessOrganizations: links})
 		file := cmdtest.WriteFile(t, t.TempDir(), "f.csv", content)
 		code, _, errOut := run(t, srv, "", "apply", "-f", file, "--skip-invalid", "--rate", "0")
@@ -401,8 +393,7 @@ func TestSkipInvalidLeavesOutEveryRowOfACode(t *testing.T) {
 // state's lock is refused, naming it; the state, the saved plan and the
 // report replace the link with a file of their own.
 func TestSymlinksWhereApplyWritesAreNeverFollowed(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode,isActive\nA-1,true\n")
 	victim := filepath.Join(dir, "victim")
@@ -453,8 +444,7 @@ func TestSymlinksWhereApplyWritesAreNeverFollowed(t *testing.T) {
 // The messages of a run say each thing once, in agreement with what they
 // count: one problem, one read, one token exchange.
 func TestMessagesCountInTheirOwnNumber(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	bad := cmdtest.WriteFile(t, dir, "bad.csv", "wbsElementCode,isActive\nA-1,maybe\n")
 	code, _, errOut := run(t, srv, "", "apply", "-f", bad, "--rate", "0")

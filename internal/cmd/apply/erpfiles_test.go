@@ -48,8 +48,7 @@ func TestApplyWorkbook(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := cmdtest.WriteFile(t, t.TempDir(), "erp.xlsx", buf.String())
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--sheet", "WBS", "--rate", "0")
 	if code != 0 || elementsText(srv) != erpElements {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, elementsText(srv))
@@ -73,8 +72,7 @@ func TestApplyWorkbookProblem(t *testing.T) {
 	var buf bytes.Buffer
 	f.Write(&buf)
 	path := cmdtest.WriteFile(t, t.TempDir(), "erp.xlsx", buf.String())
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--rate", "0")
 	want := `WBS!B7 (code "X-7"): description: is 101 characters long (limit: at most 100 characters)`
 	if code != cmdutil.ExitValidation || !strings.Contains(errOut, want) || len(srv.Elements()) != 0 {
@@ -89,8 +87,7 @@ func TestApplyWindows1252Semicolon(t *testing.T) {
 		"1000;M\xfcller & S\xf6hne;true;\"company=1000;branch=K\xf6ln\"\r\n" +
 		"P-2;;false;\r\n"
 	path := cmdtest.WriteFile(t, t.TempDir(), "erp.csv", data)
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--rate", "0")
 	if code != cmdutil.ExitValidation || !strings.Contains(errOut, "line 2: description: is not valid UTF-8: give the file's encoding with --encoding") || writes(srv) != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -112,8 +109,7 @@ func TestApplyExcelUnicodeText(t *testing.T) {
 		data = binary.LittleEndian.AppendUint16(data, u)
 	}
 	path := cmdtest.WriteFile(t, t.TempDir(), "erp.txt", string(data))
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	code, _, errOut := run(t, srv, "", "apply", "-f", path, "--rate", "0")
 	if code != 0 || elementsText(srv) != erpElements {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, elementsText(srv))
@@ -126,8 +122,7 @@ func TestApplyReadFlagsRefused(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := cmdtest.WriteFile(t, dir, "a.csv", "wbsElementCode\nA-1\n")
 	jsonPath := cmdtest.WriteFile(t, dir, "a.json", `[{"wbsElementCode":"A-1"}]`)
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -150,8 +145,10 @@ func TestApplyReadFlagsRefused(t *testing.T) {
 	}
 }
 
-func erpServer() *wbstest.Server {
-	srv := wbstest.NewServer()
+// erpServer starts a server holding the elements of an ERP's export,
+// closed when t ends.
+func erpServer(t *testing.T) *wbstest.Server {
+	srv := wbstest.Start(t)
 	srv.Put(
 		wbstest.Element{Code: "1000", Description: str("Müller & Söhne"), IsActive: true,
 			BusinessOrganizations: []wbstest.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "K;1", EntityType: "branch"}}},
@@ -164,8 +161,7 @@ func erpServer() *wbstest.Server {
 // export --format xlsx writes a workbook a spreadsheet shows with exactly the
 // platform's values, which apply reads back unchanged.
 func TestExportWorkbook(t *testing.T) {
-	srv := erpServer()
-	defer srv.Close()
+	srv := erpServer(t)
 	code, out, errOut := run(t, srv, "", "export", "--format", "xlsx")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -200,8 +196,7 @@ func TestExportWorkbook(t *testing.T) {
 // export --delimiter ';' --bom writes what Excel opens in columns and as
 // UTF-8; apply reads it back as it is.
 func TestExportCSVForExcel(t *testing.T) {
-	srv := erpServer()
-	defer srv.Close()
+	srv := erpServer(t)
 	code, out, errOut := run(t, srv, "", "export", "--delimiter", ";", "--bom")
 	want := "\xef\xbb\xbfwbsElementCode;description;isActive;businessOrganizations\n" +
 		"1000;Müller & Söhne;true;\"company=1000;branch=K\\;1\"\n"

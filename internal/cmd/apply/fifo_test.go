@@ -79,8 +79,7 @@ func TestSignalEndsABlockedOpen(t *testing.T) {
 		{"--plan, SIGINT", "--plan", "engine.ReadSavedPlan", syscall.SIGINT},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := wbstest.NewServer()
-			defer srv.Close()
+			srv := wbstest.Start(t)
 			path := fifo(t, t.TempDir(), "input.csv")
 			done := make(chan cmdtest.Result, 1)
 			go func() {
@@ -124,8 +123,7 @@ func TestFIFOsInThePlaceOfFilesToWrite(t *testing.T) {
 	}
 	for _, flag := range []string{"--out", "--report", "--codequality"} {
 		t.Run(flag, func(t *testing.T) {
-			srv := wbstest.NewServer()
-			defer srv.Close()
+			srv := wbstest.Start(t)
 			dir := t.TempDir()
 			file := cmdtest.WriteFile(t, dir, "elements.csv", csvFile)
 			path := fifo(t, dir, "written")
@@ -142,8 +140,7 @@ func TestFIFOsInThePlaceOfFilesToWrite(t *testing.T) {
 		})
 	}
 	t.Run("GITHUB_STEP_SUMMARY", func(t *testing.T) {
-		srv := wbstest.NewServer()
-		defer srv.Close()
+		srv := wbstest.Start(t)
 		dir := t.TempDir()
 		file := cmdtest.WriteFile(t, dir, "elements.csv", csvFile)
 		path := fifo(t, dir, "summary")
@@ -153,8 +150,7 @@ func TestFIFOsInThePlaceOfFilesToWrite(t *testing.T) {
 		}
 	})
 	t.Run("--state", func(t *testing.T) {
-		srv := wbstest.NewServer()
-		defer srv.Close()
+		srv := wbstest.Start(t)
 		dir := t.TempDir()
 		file := cmdtest.WriteFile(t, dir, "elements.csv", csvFile)
 		path := fifo(t, dir, "state")

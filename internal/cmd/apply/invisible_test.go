@@ -49,8 +49,7 @@ func TestInvisibleCodeIsAnInvalidRecord(t *testing.T) {
 	}
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "wbs.xlsx", buf.String())
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 
 	report := filepath.Join(dir, "codequality.json")
 	res := cmdtest.Run{Env: map[string]string{"GITHUB_ACTIONS": "true"}}.Do(t, srv, "apply", "-f", file, "--codequality", report, "--rate", "0")
@@ -96,8 +95,7 @@ func TestInvisibleCodeIsAnInvalidRecord(t *testing.T) {
 // summary) and the element list tell them apart; none prints U+034F or a
 // mark on nothing raw.
 func TestInvisibleCodeInEveryView(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	site, marked := "Site", "\u0301Site"
 	srv.Put(wbstest.Element{Code: "P-1", Description: &site, IsActive: true},
 		wbstest.Element{Code: "P-1" + cgj, Description: &site, IsActive: true},
@@ -160,8 +158,7 @@ func TestEveryDefaultIgnorableIsEscapedInMarkdown(t *testing.T) {
 	if len(all) < 4000 {
 		t.Fatalf("%d default-ignorable code points: the unassigned ones are missing", len(all))
 	}
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	const perRecord, perFile = 40, 20
 	for start := 0; start < len(all); start += perRecord * perFile {

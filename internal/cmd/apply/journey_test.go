@@ -33,8 +33,7 @@ func writeCSV(t *testing.T, dir, name string, rows ...string) string {
 // nothing sent, whether the plan is made now, saved, or carried out from
 // a saved plan; within the bound the prune runs.
 func TestMaxDeletesBoundsAPrune(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	all := writeCSV(t, dir, "all.csv", "P-1,a,true,", "P-2,b,true,", "P-3,c,true,", "P-4,d,true,", "P-5,e,true,")
 	if code, _, errOut := run(t, srv, "", "apply", "-f", all, "--rate", "0"); code != 0 {
@@ -66,8 +65,7 @@ func TestMaxDeletesBoundsAPrune(t *testing.T) {
 
 // A stream cut short names fewer elements: --prune of stdin needs a bound.
 func TestPruneOfStdinNeedsABound(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	code, _, errOut := run(t, srv, `{"wbsElementCode":"P-1"}`+"\n", "apply", "-f", "-", "--format", "ndjson", "--prune", "--yes", "--rate", "0")
 	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--max-deletes") || len(srv.Journal()) != 0 {
 		t.Fatalf("exit %d, %d requests: %s", code, len(srv.Journal()), errOut)
@@ -82,8 +80,7 @@ func TestPruneOfStdinNeedsABound(t *testing.T) {
 // credential, sends nothing, and the reviewer reads its problems in the
 // job summary and on the file's lines.
 func TestCheckNeedsNoCredential(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	summary := filepath.Join(dir, "summary.md")
 	// WBSCTL_STATE, set for a pipeline's other jobs, is no concern of a
@@ -117,8 +114,7 @@ func TestCheckNeedsNoCredential(t *testing.T) {
 // A stale plan (exit 8) and failed changes (exit 6) leave a job summary
 // and an annotation that say what happened and the next step.
 func TestStaleAndFailedRunsSayTheNextStep(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	summary := filepath.Join(dir, "summary.md")
 	gh := cmdtest.Run{Env: map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}}
@@ -138,8 +134,7 @@ func TestStaleAndFailedRunsSayTheNextStep(t *testing.T) {
 		t.Fatalf("stale: exit %d\nstderr: %s\nsummary: %s", res.Code, res.ErrOut, text)
 	}
 
-	failing := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultStatus, Status: 400, Nth: 2}))
-	defer failing.Close()
+	failing := wbstest.Start(t, wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultStatus, Status: 400, Nth: 2}))
 	os.Remove(summary)
 	res = gh.Do(t, failing, "apply", "-f", file, "--rate", "0")
 	text, _ = os.ReadFile(summary)
@@ -155,8 +150,7 @@ func TestTrackedStateIsRefused(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := writeCSV(t, dir, "elements.csv", "P-1,a,true,")
 	state := filepath.Join(dir, ".wbsctl", "state")
@@ -183,8 +177,7 @@ func TestTrackedStateIsRefused(t *testing.T) {
 // ::add-mask:: is fenced in YAML, a table, CSV and an export, and JSON,
 // which holds no such line, comes out exact.
 func TestPlatformTextRunsNoWorkflowCommand(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "hostile.json")
 	os.WriteFile(file, []byte(`[{"wbsElementCode":"P-1"}]`), 0o600)
@@ -222,8 +215,7 @@ func TestPlatformTextRunsNoWorkflowCommand(t *testing.T) {
 // under three renewals, or on a local state, whose lock ends with its
 // process; nothing is sent.
 func TestBreakStaleAfterBounds(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := writeCSV(t, dir, "elements.csv", "P-1,a,true,")
 	for args, want := range map[string]string{

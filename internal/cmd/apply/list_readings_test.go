@@ -187,8 +187,7 @@ func TestCommandsUnderEveryReading(t *testing.T) {
 // after them, against a server on loopback.
 
 func TestApplyReadingEmptyListIsNotFound(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithEmptyListStatus(http.StatusNotFound))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithEmptyListStatus(http.StatusNotFound))
 	file := matrixFile(t, t.TempDir(), "one", 6)
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 || len(srv.Elements()) != 6 {
 		t.Fatalf("first apply on an empty platform: exit %d: %s", code, errOut)
@@ -199,8 +198,7 @@ func TestApplyReadingEmptyListIsNotFound(t *testing.T) {
 }
 
 func TestApplyReadingNextIsAnAllDigitCursor(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithNextStyle(wbstest.NextOffset))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithNextStyle(wbstest.NextOffset))
 	file := matrixFile(t, t.TempDir(), "one", 30)
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "--page-size", "10"); code != 0 {
 		t.Fatalf("first apply: exit %d: %s", code, errOut)

@@ -25,9 +25,7 @@ func TestApplyThroughAMap(t *testing.T) {
 		{"dynamics-export.csv", "dynamics.wbsmap.yaml", "dynamics-expected.csv"},
 	} {
 		t.Run(ex.export, func(t *testing.T) {
-			mapped, converted := wbstest.NewServer(), wbstest.NewServer()
-			defer mapped.Close()
-			defer converted.Close()
+			mapped, converted := wbstest.Start(t), wbstest.Start(t)
 			args := []string{"apply", "-f", erpExample(ex.export), "--map", erpExample(ex.wbsmap), "--rate", "0"}
 			if strings.HasSuffix(ex.export, ".txt") {
 				args = append(args, "--format", "csv")
@@ -56,8 +54,7 @@ func TestApplyThroughAMap(t *testing.T) {
 // A map that names a column the export does not have is refused before
 // a row is read, naming the map's line; nothing is sent.
 func TestApplyThroughAMapWithAMisspelledColumn(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	b, err := os.ReadFile(erpExample("sap.wbsmap.yaml"))
 	if err != nil {
 		t.Fatal(err)

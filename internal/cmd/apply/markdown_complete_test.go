@@ -71,8 +71,7 @@ func cutSize(cell string) int {
 // (an organization code), is cut in its cell with a mark that says so;
 // its row and every row after it are shown, the deletes first.
 func TestMarkdownCutsAnOversizedCellNotItsRow(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(
 		wbstest.Element{Code: "D-1", Description: str(strings.Repeat("d", 70_000)), IsActive: true},
 		wbstest.Element{Code: "D-2", Description: str("goes too"), IsActive: true},
@@ -107,8 +106,7 @@ func TestMarkdownCutsAnOversizedCellNotItsRow(t *testing.T) {
 // the code of an element the platform holds and the run prunes, and show
 // the rows after it.
 func TestMarkdownResultsCutAnOversizedCell(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	long := "A-" + strings.Repeat("z", 70_000)
 	srv.Put(wbstest.Element{Code: long, IsActive: true}, wbstest.Element{Code: "X-1", IsActive: true})
 	dir := t.TempDir()
@@ -133,8 +131,7 @@ func TestMarkdownResultsCutAnOversizedCell(t *testing.T) {
 // table shows: 1,000 creates and 1,000 updates, alternating,
 // and 3 deletes, which the plan holds last.
 func largePlan(t *testing.T) (*wbstest.Server, string) {
-	srv := wbstest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := wbstest.Start(t)
 	var csv strings.Builder
 	csv.WriteString("wbsElementCode,description\n")
 	for i := range 1_000 {
@@ -210,8 +207,7 @@ func TestMarkdownOfLargeResultsShowsEveryDelete(t *testing.T) {
 // once it is full, one line says so.
 func TestStepSummaryStaysUnderGitHubsLimit(t *testing.T) {
 	const limit = 1 << 20
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	file := largePlanFile(t)
 	// From room for several tables down to none, through room for a
 	// table smaller than one of -o markdown, and none for the line that
@@ -259,8 +255,7 @@ func TestStepSummaryStaysUnderGitHubsLimit(t *testing.T) {
 // target, or the file it would create, is left alone, and the warning
 // names the variable and the file. The job's own work still passes.
 func TestStepSummaryRefusesASymbolicLink(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := cmdtest.WriteFile(t, dir, "f.csv", "wbsElementCode\nS-1\n")
 	target := cmdtest.WriteFile(t, dir, "precious", "keep me\n")

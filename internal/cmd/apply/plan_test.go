@@ -35,8 +35,7 @@ func golden(t *testing.T, name, got string) {
 // planServer holds an element to update, one unchanged and one the file
 // leaves out; planFile adds a new one.
 func planServer(t *testing.T) (*wbstest.Server, string) {
-	srv := wbstest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := wbstest.Start(t)
 	one, same, old := "one", "same", "old \x1b[31mred"
 	srv.Put(
 		wbstest.Element{Code: "A-1", Description: &one, IsActive: true, BusinessOrganizations: []wbstest.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "B1", EntityType: "branch"}}},

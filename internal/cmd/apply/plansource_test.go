@@ -35,8 +35,7 @@ func TestSavedPlanHoldsItsFileAndMap(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := wbstest.NewServer()
-			t.Cleanup(srv.Close)
+			srv := wbstest.Start(t)
 			dir := t.TempDir()
 			export, wbsmap := filepath.Join(dir, "export.csv"), filepath.Join(dir, "dynamics.wbsmap.yaml")
 			copyFile(t, erpExample("dynamics-export.csv"), export)

@@ -21,8 +21,7 @@ import (
 // broken; WBSCTL_STATE gives the URL as --state does.
 func TestStateInABucket(t *testing.T) {
 	const n = 300
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	s3test.Env(t)
 	url := s3test.Start(t, "prod/wbs.state")
 	file := linkedFile(t, t.TempDir(), n, 0)
@@ -90,8 +89,7 @@ func TestStateInABucket(t *testing.T) {
 // A saved plan made with a local state and carried out against a bucket
 // state works as with files: the state is where the run keeps it.
 func TestStateURLsOfEveryKind(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := linkedFile(t, dir, 20, 0)
 	s3test.Env(t)

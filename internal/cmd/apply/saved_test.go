@@ -111,8 +111,7 @@ func TestSavedPlanOfAnotherPlatformIsRefused(t *testing.T) {
 // A plan all of whose creates moved names the first ten in code order and
 // counts the rest, in an error a reader can take in.
 func TestStaleSavedPlanNamesTheFirstTen(t *testing.T) {
-	srv := wbstest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := wbstest.Start(t)
 	var csv strings.Builder
 	csv.WriteString("wbsElementCode,description,isActive\n")
 	for i := range 25 {

@@ -97,8 +97,7 @@ func TestEndlessListStopsAtMaxPages(t *testing.T) {
 // During the writes, a first signal lets the requests in flight finish and
 // starts no new ones; a second stops at once. Both exit 130.
 func TestSecondSignalStopsTheWritesAtOnce(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultLatency, Latency: 2 * time.Second}))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultLatency, Latency: 2 * time.Second}))
 	file := filepath.Join(t.TempDir(), "elements.csv")
 	os.WriteFile(file, []byte(csvFile), 0o600)
 	done := make(chan cmdtest.Result, 1)

@@ -53,8 +53,7 @@ func requests(srv *wbstest.Server) int {
 // alone; with changes, the list and what the changes need.
 func TestStateReappliesAtTheCostOfTheList(t *testing.T) {
 	const n = 1000
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
 	file := linkedFile(t, dir, n, 0)
@@ -96,8 +95,7 @@ func TestStateReappliesAtTheCostOfTheList(t *testing.T) {
 // state agree, is not seen with the state; --refresh reads every link,
 // repairs the platform and the state.
 func TestRefreshRepairsAnOutsideChange(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
 	file := linkedFile(t, dir, 20, 0)
@@ -124,8 +122,7 @@ func TestRefreshRepairsAnOutsideChange(t *testing.T) {
 }
 
 func TestStateFileErrors(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := linkedFile(t, dir, 3, 0)
 	for name, body := range map[string]string{
@@ -151,8 +148,7 @@ func TestStateFileErrors(t *testing.T) {
 
 // A second apply on a state file in use fails at once.
 func TestConcurrentAppliesOnOneStateFile(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
 	holder := statestore.NewHolder("apply -f other.csv", "https://ci.example/jobs/7", time.Now())
@@ -188,8 +184,7 @@ func TestConcurrentAppliesOnOneStateFile(t *testing.T) {
 // created twice, no change lost. The engine's
 // TestInterruptedRunFinishesOnTheNextRun holds the same of creates.
 func TestStateAfterAnInterruptedRun(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultLatency, Latency: 20 * time.Millisecond}))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpUpdate, Kind: wbstest.FaultLatency, Latency: 20 * time.Millisecond}))
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
 	if code, _, errOut := run(t, srv, "", "apply", "-f", linkedFile(t, dir, 200, 0), "--state", state, "--rate", "0"); code != 0 {
@@ -338,8 +333,7 @@ func TestEveryRunFillsTheState(t *testing.T) {
 	for platform, load := range platforms {
 		for first, do := range firstRuns {
 			t.Run(platform+"/"+first, func(t *testing.T) {
-				srv := wbstest.NewServer()
-				defer srv.Close()
+				srv := wbstest.Start(t)
 				dir := t.TempDir()
 				file := linkedFile(t, dir, n, 0)
 				state := filepath.Join(dir, "state.json")
@@ -362,8 +356,7 @@ func TestEveryRunFillsTheState(t *testing.T) {
 // the plan read it: an element the plan found unchanged and that changed
 // outside since has no entry, so the next plan reads its links.
 func TestSavedPlanRecordsOnlyWhatStillHolds(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := linkedFile(t, dir, 5, 0)
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
@@ -394,8 +387,7 @@ func TestSavedPlanRecordsOnlyWhatStillHolds(t *testing.T) {
 // that carrying the change out later reads no link the dry run read: the
 // element list, the token and the update alone.
 func TestDryRunRecordsWhatAnUpdateReads(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file := linkedFile(t, dir, 50, 0)
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
@@ -423,8 +415,7 @@ func TestDryRunRecordsWhatAnUpdateReads(t *testing.T) {
 // is not counted; a state of another lineage says nothing of the plan,
 // whatever it counts.
 func TestSavedPlanRefusedOnceItsStateMoved(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file, changed, again := linkedFile(t, dir, 10, 0), linkedFile(t, dir, 10, 2), linkedFile(t, dir, 10, 4)
 	state, other := filepath.Join(dir, "state.json"), filepath.Join(dir, "other.json")

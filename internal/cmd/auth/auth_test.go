@@ -85,8 +85,7 @@ func (e *env) run(stdin string, args ...string) (int, string, string) {
 }
 
 func TestLoginStatusTokenLogout(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	e := newEnv(t)
 	code, _, errOut := e.run(srv.ClientSecret+"\n", "auth", "login", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin")
 	if code != 0 || !strings.Contains(errOut, "logged in") {
@@ -138,8 +137,7 @@ func TestLoginStatusTokenLogout(t *testing.T) {
 }
 
 func TestFailedLoginSavesNothing(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	e := newEnv(t)
 	code, _, errOut := e.run("not-the-secret\n", "auth", "login", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin")
 	if code != cmdutil.ExitAuth || !strings.Contains(errOut, "nothing was saved") {
@@ -154,8 +152,7 @@ func TestFailedLoginSavesNothing(t *testing.T) {
 }
 
 func TestInsecureStorageKeepsTheSecretInA0600File(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	e := newEnv(t)
 	e.keyring.forbidden = true
 	code, _, errOut := e.run(srv.ClientSecret+"\n", "auth", "login", "--profile", "ci", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin", "--insecure-storage")
@@ -172,8 +169,7 @@ func TestInsecureStorageKeepsTheSecretInA0600File(t *testing.T) {
 }
 
 func TestEnvironmentCredentialsNeverTouchTheKeyring(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	e := newEnv(t)
 	e.keyring.forbidden = true
 	e.vars["WBSCTL_BASE_URL"], e.vars["WBSCTL_CLIENT_ID"], e.vars["WBSCTL_CLIENT_SECRET"] = srv.URL, srv.ClientID, srv.ClientSecret
@@ -197,8 +193,7 @@ func TestLoginWithoutTerminalOrStdinIsAUsageError(t *testing.T) {
 // A login with a wrong secret after a good one, while the good one's token
 // is cached, is refused by a fresh exchange and stores nothing.
 func TestLoginWithAWrongSecretWhileATokenIsCached(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	e := newEnv(t)
 	login := []string{"auth", "login", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin"}
 	if code, _, errOut := e.run(srv.ClientSecret+"\n", login...); code != 0 {
@@ -224,8 +219,7 @@ func TestLoginWithAWrongSecretWhileATokenIsCached(t *testing.T) {
 // A secret in the environment that differs from the one a cached token was
 // issued for is put to the platform, not masked by the token.
 func TestChangedSecretIsNotMaskedByACachedToken(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	e := newEnv(t)
 	e.vars["WBSCTL_BASE_URL"], e.vars["WBSCTL_CLIENT_ID"], e.vars["WBSCTL_CLIENT_SECRET"] = srv.URL, srv.ClientID, srv.ClientSecret
 	if code, _, errOut := e.run("", "element", "list"); code != 0 {
@@ -251,8 +245,7 @@ func TestChangedSecretIsNotMaskedByACachedToken(t *testing.T) {
 // token behind either, and, the credential being good, is no
 // authentication failure: it names --insecure-storage.
 func TestLoginWithoutAKeyringLeavesNoToken(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	e := newEnv(t)
 	e.keyring.unavailable = errors.New("The name org.freedesktop.secrets was not provided by any .service files")
 	code, _, errOut := e.run(srv.ClientSecret+"\n", "auth", "login", "--base-url", srv.URL, "--client-id", srv.ClientID, "--with-secret-stdin")
@@ -279,8 +272,7 @@ func TestStatusAndLogoutWithoutAProfileExitFour(t *testing.T) {
 // -o means for auth status what it means for every command; --json is -o
 // json, and the two may not disagree.
 func TestStatusTakesTheOutputFlags(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	e := newEnv(t)
 	e.vars["WBSCTL_BASE_URL"], e.vars["WBSCTL_CLIENT_ID"], e.vars["WBSCTL_CLIENT_SECRET"] = srv.URL, srv.ClientID, srv.ClientSecret
 	if code, out, errOut := e.run("", "auth", "status", "-o", "yaml"); code != 0 || !strings.Contains(out, "clientId: "+srv.ClientID) {

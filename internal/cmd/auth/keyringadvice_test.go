@@ -18,8 +18,7 @@ import (
 // (--insecure-storage, or the environment) once each: the keyring's
 // error carries the same advice, which login leaves out of its message.
 func TestLoginWithoutDBusGivesTheAdviceOnce(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	stores := map[string]credentials.Store{
 		// A keyring that fails as the OS keyring does without a session.
 		"a store that fails so": &fakeKeyring{t: t, m: map[string]string{}, unavailable: credentials.ErrKeyringUnavailable},

@@ -60,8 +60,7 @@ func (s *screen) waitFor(t *testing.T, text string) {
 // The secret typed at the hidden prompt of `auth login` is not echoed by
 // the terminal, and goes to the keyring.
 func TestLoginPromptDoesNotEchoTheSecret(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)

@@ -165,10 +165,8 @@ func TestNoSecretOrTokenOutsideTheKeyringAndCaches(t *testing.T) {
 // the other.
 func TestKeyringIsScopedByPlatformAndClientID(t *testing.T) {
 	const id = "integrationhub-shared"
-	a := wbstest.NewServer(wbstest.WithCredential(id, "secret-of-a"))
-	defer a.Close()
-	b := wbstest.NewServer(wbstest.WithCredential(id, "secret-of-b"))
-	defer b.Close()
+	a := wbstest.Start(t, wbstest.WithCredential(id, "secret-of-a"))
+	b := wbstest.Start(t, wbstest.WithCredential(id, "secret-of-b"))
 	e := newEnv(t)
 	for name, srv := range map[string]*wbstest.Server{"a": a, "b": b} {
 		code, _, errOut := e.run(srv.ClientSecret+"\n", "auth", "login", "--profile", name, "--base-url", srv.URL, "--client-id", id, "--with-secret-stdin")

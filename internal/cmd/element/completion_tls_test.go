@@ -12,8 +12,7 @@ import (
 )
 
 func TestDynamicCompletionOfCodes(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(wbstest.Element{Code: "P-1"}, wbstest.Element{Code: "P-2"}, wbstest.Element{Code: "Q-1"})
 	r := run(t, srv, false, "", "__complete", "element", "delete", "P-")
 	if r.Code != 0 || !strings.HasPrefix(r.Out, "P-1\nP-2\n:4\n") {

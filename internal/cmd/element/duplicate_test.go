@@ -17,8 +17,7 @@ func TestCreateOfAnExistingCodeSaysTheNextStep(t *testing.T) {
 	const hint = `hint: change it with "wbsctl element update P-100.01 …", or use "wbsctl apply -f FILE", which creates or updates` + "\n"
 	for _, answer := range wbstest.DuplicateAnswers() {
 		t.Run(answer.String(), func(t *testing.T) {
-			srv := wbstest.NewServer(wbstest.WithDuplicateAnswer(answer))
-			defer srv.Close()
+			srv := wbstest.Start(t, wbstest.WithDuplicateAnswer(answer))
 			d := "first"
 			srv.Put(wbstest.Element{Code: "P-100.01", Description: &d, IsActive: true})
 			r := run(t, srv, false, "", "element", "create", "P-100.01", "--description", "second")
@@ -48,8 +47,7 @@ func TestCreateOfAnExistingCodeSaysTheNextStep(t *testing.T) {
 // A code a shell would split or take for a flag is quoted in the next
 // step as a shell needs it.
 func TestCreateOfAnExistingCodeQuotesItForAShell(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithDuplicateAnswer(wbstest.DuplicateConflictBare))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithDuplicateAnswer(wbstest.DuplicateConflictBare))
 	for _, tt := range []struct {
 		args     []string
 		lead     string
@@ -71,8 +69,7 @@ func TestCreateOfAnExistingCodeQuotesItForAShell(t *testing.T) {
 // A malformed field is still exit 5, with no word of an element that
 // exists; so is a create the platform refuses for a bad field.
 func TestCreateOfAMalformedFieldIsNoDuplicate(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	r := run(t, srv, false, "", "element", "create", strings.Repeat("x", 31))
 	if r.Code != cmdutil.ExitValidation || strings.Contains(r.ErrOut, "exists") || strings.Contains(r.ErrOut, "hint:") {
 		t.Fatalf("local validation: exit %d: %s", r.Code, r.ErrOut)

@@ -24,8 +24,7 @@ func run(t *testing.T, srv *wbstest.Server, tty bool, stdin string, args ...stri
 }
 
 func TestElementLifecycle(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	r := run(t, srv, true, "", "element", "create", "P-1", "--description", "Site prep", "--org", "company=1000", "--org", `cost\=center=CC1`)
 	if r.Code != 0 || !strings.Contains(r.ErrOut, `created "P-1"`) {
 		t.Fatalf("create: %+v", r)
@@ -57,8 +56,7 @@ func TestElementLifecycle(t *testing.T) {
 }
 
 func TestListFormatsAndModes(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	d := "Site prep"
 	srv.Put(wbstest.Element{Code: "A", Description: &d, IsActive: true}, wbstest.Element{Code: "B"})
 	tests := []struct {
@@ -94,8 +92,7 @@ func TestListFormatsAndModes(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(wbstest.Element{Code: "A"})
 	tests := []struct {
 		name string
@@ -121,8 +118,7 @@ func TestExitCodes(t *testing.T) {
 			}
 		})
 	}
-	bad := wbstest.NewServer()
-	defer bad.Close()
+	bad := wbstest.Start(t)
 	dir := t.TempDir()
 	io, _, _, errOut := iostreams.Test()
 	f := cmdutil.New(io)
@@ -140,8 +136,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestDebugLogRedactsSecrets(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	r := run(t, srv, false, "", "element", "list", "--debug")
 	if r.Code != 0 || !strings.Contains(r.ErrOut, "http attempt") || strings.Contains(r.ErrOut, "Bearer") {
 		t.Fatalf("debug log: %s", r.ErrOut)
@@ -153,8 +148,7 @@ func TestDebugLogRedactsSecrets(t *testing.T) {
 }
 
 func TestListFlagsAndHint(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	for i := range 25 {
 		srv.Put(wbstest.Element{Code: fmt.Sprintf("E%02d", i)})
 	}
@@ -184,8 +178,7 @@ func TestListFlagsAndHint(t *testing.T) {
 }
 
 func TestCompletionOfOrganizationsAndFormats(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(wbstest.Element{Code: "A-1", BusinessOrganizations: []wbstest.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "B1", EntityType: "branch"}}},
 		wbstest.Element{Code: "A-2"})
 	res := cmdtest.Run{}.Do(t, srv, "__complete", "element", "org", "remove", "A-1", "company=1000", "")

@@ -89,8 +89,7 @@ func TestBrokenListAnswers(t *testing.T) {
 }
 
 func TestRequestTimeoutMustBePositive(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	if r := run(t, srv, false, "", "element", "list", "--request-timeout", "-1s"); r.Code != cmdutil.ExitUsage {
 		t.Fatalf("exit %d: %s", r.Code, r.ErrOut)
 	}

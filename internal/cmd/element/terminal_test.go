@@ -38,8 +38,7 @@ func TestPlatformTextReachesTheTerminalEscaped(t *testing.T) {
 		}
 	}
 
-	listed := wbstest.NewServer()
-	defer listed.Close()
+	listed := wbstest.Start(t)
 	d := hostile
 	listed.Put(wbstest.Element{Code: "P-1", Description: &d, IsActive: true})
 	for _, format := range []string{"table", "csv", "json", "yaml"} {

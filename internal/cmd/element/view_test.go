@@ -13,8 +13,7 @@ import (
 // viewServer holds A, active with a description and two organizations,
 // B, inactive with neither, and C.
 func viewServer(t *testing.T) *wbstest.Server {
-	srv := wbstest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := wbstest.Start(t)
 	d := "Site prep"
 	srv.Put(
 		wbstest.Element{Code: "A", Description: &d, IsActive: true,
@@ -117,8 +116,7 @@ func TestViewCostNote(t *testing.T) {
 // page further: an element on page 1 of a list of 3 pages costs the
 // token exchange, one page of the list and one of its organizations.
 func TestViewStopsReadingOnceFound(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	var many []wbstest.BusinessOrganization
 	for i := range 150 {
 		many = append(many, wbstest.BusinessOrganization{Code: fmt.Sprint(i), EntityType: "company"})
@@ -187,8 +185,7 @@ func TestViewNotFound(t *testing.T) {
 		doc["exitCode"] != float64(cmdutil.ExitNotFound) || !strings.Contains(doc["error"].(string), `"NOPE"`) {
 		t.Fatalf("-o json: exit %d, out %q, stderr %q", r.Code, r.Out, r.ErrOut)
 	}
-	empty := wbstest.NewServer()
-	defer empty.Close()
+	empty := wbstest.Start(t)
 	if r := run(t, empty, false, "", "element", "view", "A", "-q"); r.Code != cmdutil.ExitNotFound || !strings.Contains(r.ErrOut, "the element list is empty") {
 		t.Fatalf("an empty list: exit %d, %q", r.Code, r.ErrOut)
 	}
@@ -201,8 +198,7 @@ func TestViewNotFound(t *testing.T) {
 // a terminal is shown escaped, in every format, as list shows it; so is
 // a code that is not found.
 func TestViewEscapesOnATerminal(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	d := hostile
 	srv.Put(wbstest.Element{Code: "P-" + hostile, Description: &d, IsActive: true,
 		BusinessOrganizations: []wbstest.BusinessOrganization{{Code: hostile, EntityType: hostile}}})
@@ -232,8 +228,7 @@ func TestViewEscapesOnATerminal(t *testing.T) {
 // The filters of list apply to every page as it arrives, with --all and
 // --limit, and to the one page read without them.
 func TestListFilters(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	for i := range 25 { // E00 to E24, the even ones active
 		srv.Put(wbstest.Element{Code: fmt.Sprintf("E%02d", i), IsActive: i%2 == 0})
 	}
@@ -291,8 +286,7 @@ func TestListFilters(t *testing.T) {
 // The filters of list reach a terminal's table escaped, and match a code
 // whose characters a terminal would act on.
 func TestListFilterOfHostileCodes(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(wbstest.Element{Code: "P-" + hostile, IsActive: true}, wbstest.Element{Code: "Q-1"})
 	r := run(t, srv, true, "", "element", "list", "--all", "--code", "P-*", "--active")
 	if r.Code != 0 || raw(r.Out) || !strings.Contains(r.Out, `P-x\x1b]0;owned\ay\x1b[2Jz\u202eq`) || strings.Contains(r.Out, "Q-1") {
@@ -311,8 +305,7 @@ func TestViewUnderListReadings(t *testing.T) {
 	}
 	for i, opts := range readings {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			srv := wbstest.NewServer(opts...)
-			defer srv.Close()
+			srv := wbstest.Start(t, opts...)
 			for i := range 250 {
 				srv.Put(wbstest.Element{Code: fmt.Sprintf("E%03d", i)})
 			}

@@ -57,8 +57,7 @@ func TestExportStreamsInOrder(t *testing.T) {
 // A read that fails ends the export: the elements written before it are
 // whole, the file is ended, and the error says where it stopped.
 func TestExportStopsWhole(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	for i := range 30 {
 		srv.Put(wbstest.Element{Code: fmt.Sprintf("X-%03d", i), IsActive: true})
 	}
@@ -91,8 +90,7 @@ func TestExportStopsWhole(t *testing.T) {
 // user typed; -o, which meant --format before it, still does for one
 // release, with a warning.
 func TestExportFormatFlags(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	srv.Put(wbstest.Element{Code: "E-1"})
 	code, out, errOut := run(t, srv, "", "export", "-o", "table")
 	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, `-o "table": export writes a file apply reads`) || strings.Contains(errOut, "warning") {

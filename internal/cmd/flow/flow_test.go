@@ -12,8 +12,7 @@ import (
 )
 
 func TestFlowExecute(t *testing.T) {
-	srv := wbstest.NewServer(wbstest.WithCredential("integrationhub-77", "flow-secret"))
-	defer srv.Close()
+	srv := wbstest.Start(t, wbstest.WithCredential("integrationhub-77", "flow-secret"))
 	file := filepath.Join(t.TempDir(), "in.json")
 	os.WriteFile(file, []byte(`{"n":1}`), 0o600)
 	tests := []struct {

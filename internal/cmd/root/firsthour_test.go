@@ -20,8 +20,7 @@ var nextStep = regexp.MustCompile(`(?m)^hint: .*("wbsctl |--[a-z]|WBSCTL_)|\b(ru
 // following the README's start and docs/commands.md, each made as a new
 // user makes it, in a fresh folder.
 func TestEveryErrorOfTheFirstHourSaysTheNextStep(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	t.Chdir(t.TempDir())
 	os.WriteFile("elements.csv", []byte("wbsElementCode,description\nP-100,Site works\n"), 0o600)
 	os.WriteFile("bad.csv", []byte("wbsElementCode,description\n,no code\n"), 0o600)

@@ -14,8 +14,7 @@ import (
 // Commands leave the Factory they share as they found it: options of
 // their own go to their client, a format of their own to their printer.
 func TestCommandsDoNotChangeTheFactory(t *testing.T) {
-	srv := wbstest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := wbstest.Start(t)
 	file := filepath.Join(t.TempDir(), "e.csv")
 	if err := os.WriteFile(file, []byte("wbsElementCode\nP-1\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func TestEveryCommandEscapesOnATerminal(t *testing.T) {
 		t.Skip("starts a process per command line")
 	}
 	desc := hostile
-	srv := cmdtest.Behind(t, wbstest.NewServer(), hostileFront)
+	srv := cmdtest.Behind(t, wbstest.New(), hostileFront)
 	srv.Put(
 		wbstest.Element{Code: "P-1", Description: &desc, IsActive: true,
 			BusinessOrganizations: []wbstest.BusinessOrganization{{Code: hostile, EntityType: "company"}}},
@@ -314,8 +314,7 @@ func jsonText(s string) string {
 // wbsctl's own text is never escaped, only data is: the list of close
 // commands is a list, on a terminal and on a pipe.
 func TestOwnTextIsNotEscaped(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	for _, tty := range []bool{true, false} {
 		res := cmdtest.Run{TTY: tty}.Do(t, srv, "elemnt")
 		if res.Code != cmdutil.ExitUsage || !strings.Contains(res.ErrOut, "Did you mean this?\n\telement\n") {

@@ -70,8 +70,7 @@ func TestSchemaFormsAndLimits(t *testing.T) {
 // printed is what `wbsctl schema ARGS...` prints.
 func printed(t *testing.T, args ...string) []byte {
 	t.Helper()
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	res := cmdtest.Run{}.Do(t, srv, append([]string{"schema"}, args...)...)
 	if res.Code != 0 {
 		t.Fatalf("wbsctl schema %v: exit %d: %s", args, res.Code, res.ErrOut)

@@ -19,8 +19,7 @@ import (
 // serial and elements, and who holds its lock while a run does; as a
 // line each, or a document with -o json.
 func TestStateShow(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file, state := filepath.Join(dir, "elements.csv"), filepath.Join(dir, "state")
 	os.WriteFile(file, []byte("wbsElementCode,description\nP-1,a\nP-2,b\nP-3,c\n"), 0o600)
@@ -61,8 +60,7 @@ func TestStateShow(t *testing.T) {
 // copies it back, byte for byte; push refuses another platform's state,
 // and, unless --force, an older copy over a newer state.
 func TestStatePushAndPull(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	file, local := filepath.Join(dir, "elements.csv"), filepath.Join(dir, "state")
 	os.WriteFile(file, []byte("wbsElementCode,description\nP-1,a\nP-2,b\n"), 0o600)

@@ -13,8 +13,7 @@ import (
 // The version is a line for people and a document for -o json, as any
 // command's output is, and both say what the build says of itself.
 func TestVersionLineAndDocument(t *testing.T) {
-	srv := wbstest.NewServer()
-	defer srv.Close()
+	srv := wbstest.Start(t)
 	b := build.Current()
 	line := cmdtest.Run{}.Do(t, srv, "version")
 	if want := fmt.Sprintf("wbsctl %s (commit %s, built %s)\n", b.Version, b.Commit, b.Date); line.Code != 0 || line.Out != want {
