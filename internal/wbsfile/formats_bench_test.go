@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -274,4 +277,63 @@ func FuzzFastReaders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		agree(t, data, formats[int(which)%len(formats)])
 	})
+}
+
+// BenchmarkParseMillion reads 1,000,000 records with links as CSV and as
+// a workbook, as BenchmarkParseFormats reads 20,000, and reports the peak
+// heap of a read (peak-MiB) beside its time. scripts/bench prints the
+// workbook's ratios to CSV's as a row of docs/benchmarks.md. Making the
+// workbook takes most of a minute.
+//
+//	go test -run '^$' -bench ParseMillion -benchtime 1x -count 3 ./internal/wbsfile
+func BenchmarkParseMillion(b *testing.B) {
+	const n = 1_000_000
+	csv := benchFile(FormatCSV, n)
+	for _, in := range []struct {
+		f    Format
+		data func() []byte
+	}{{FormatCSV, func() []byte { return csv }}, {FormatXLSX, func() []byte { return benchFile(FormatXLSX, n) }}} {
+		data := in.data()
+		b.Run(string(in.f), func(b *testing.B) {
+			var peak uint64
+			for b.Loop() {
+				stop := heapPeak()
+				file, err := ParseBytes(data, in.f, ReadOptions{})
+				peak = max(peak, stop())
+				if err != nil || len(file.Records) != n || len(file.Records[n-1].Organizations) != 2 {
+					b.Fatal(err, file.Problems)
+				}
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+		})
+	}
+}
+
+// heapPeak samples the heap in use every millisecond until the function
+// it returns is called, which gives the peak's growth over the heap at
+// the start.
+func heapPeak() func() uint64 {
+	runtime.GC()
+	var start runtime.MemStats
+	runtime.ReadMemStats(&start)
+	var high atomic.Uint64
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			high.Store(max(high.Load(), m.HeapInuse))
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-sampled
+		return high.Load() - min(high.Load(), start.HeapInuse)
+	}
 }
