@@ -2,7 +2,6 @@ package erpmap
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -13,12 +12,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/xuri/excelize/v2"
-	"golang.org/x/text/encoding/unicode"
 )
 
 // Row is one row of an export, as its reader gives it.
@@ -141,9 +138,9 @@ func ReadTable(data []byte, f wbsfile.Format, opts wbsfile.ReadOptions) (*Table,
 	case wbsfile.FormatXLSX:
 		return readWorkbook(data, opts.Sheet)
 	case wbsfile.FormatCSV, wbsfile.FormatJSON, wbsfile.FormatNDJSON:
-		text, err := decodeText(data, opts.Encoding)
-		if err != nil {
-			return nil, err
+		text, problem := wbsfile.DecodeText(data, opts)
+		if problem != nil {
+			return nil, &ReadError{Problem: *problem}
 		}
 		switch f {
 		case wbsfile.FormatCSV:
@@ -154,70 +151,6 @@ func ReadTable(data []byte, f wbsfile.Format, opts wbsfile.ReadOptions) (*Table,
 		return readJSON(text, true)
 	}
 	return nil, fmt.Errorf("a map reads csv, xlsx, json and ndjson exports, not %s", f)
-}
-
-var (
-	bomUTF8    = []byte("\xef\xbb\xbf")
-	bomUTF16LE = []byte("\xff\xfe")
-	bomUTF16BE = []byte("\xfe\xff")
-)
-
-// encodingAliases are the other names wbsfile.ReadOptions takes for
-// wbsfile.Encodings.
-var encodingAliases = map[string]string{"utf8": "utf-8", "cp1252": "windows-1252", "latin1": "iso-8859-1", "latin-1": "iso-8859-1"}
-
-// decodeText returns data as UTF-8 without a byte-order mark: from
-// UTF-16 by its byte-order mark, or from the encoding named (checked by
-// wbsfile.ReadOptions.Check).
-func decodeText(data []byte, encoding string) ([]byte, error) {
-	name := strings.ToLower(strings.TrimSpace(encoding))
-	name = cmp.Or(encodingAliases[name], name)
-	utf16, order := true, unicode.LittleEndian
-	switch {
-	case bytes.HasPrefix(data, bomUTF16LE):
-	case bytes.HasPrefix(data, bomUTF16BE):
-		order = unicode.BigEndian
-	default:
-		utf16 = false
-	}
-	if utf16 {
-		if name != "" {
-			return nil, readError(1, "starts with the byte-order mark of UTF-16, but --encoding says %s: leave --encoding out", name)
-		}
-		if len(data)%2 != 0 {
-			return nil, readError(1, "is UTF-16 by its byte-order mark, but has an odd number of bytes (%d): the file is cut short", len(data))
-		}
-		out, err := unicode.UTF16(order, unicode.ExpectBOM).NewDecoder().Bytes(data)
-		if err != nil {
-			return nil, readError(1, "cannot be read as UTF-16: %v", err)
-		}
-		if at := bytes.IndexRune(out, utf8.RuneError); at >= 0 {
-			return nil, readError(1+bytes.Count(out[:at], []byte("\n")), "is UTF-16 by its byte-order mark, but holds a lone surrogate")
-		}
-		return bytes.TrimPrefix(out, bomUTF8), nil
-	}
-	if enc := wbsfile.Encodings[name]; enc != nil {
-		if bytes.HasPrefix(data, bomUTF8) {
-			return nil, readError(1, "starts with the byte-order mark of UTF-8, but --encoding says %s: leave --encoding out", name)
-		}
-		out, err := enc.NewDecoder().Bytes(data)
-		if err != nil {
-			return nil, readError(1, "cannot be read as %s: %v", name, err)
-		}
-		if at := bytes.IndexRune(out, utf8.RuneError); at >= 0 {
-			return nil, readError(1+bytes.Count(out[:at], []byte("\n")), "holds a byte that is no character in %s", name)
-		}
-		return out, nil
-	}
-	data = bytes.TrimPrefix(data, bomUTF8)
-	if !utf8.Valid(data) {
-		msg := "is not valid UTF-8: give the file's encoding with --encoding (windows-1252 or iso-8859-1), or save it as UTF-8"
-		if name != "" {
-			msg = "is not valid UTF-8, which --encoding utf-8 says it is"
-		}
-		return nil, readError(invalidLine(data), "%s", msg)
-	}
-	return data, nil
 }
 
 // readCSV reads delimited text: rows of cells, the header among them.

@@ -94,6 +94,20 @@ var (
 	bomUTF16BE = []byte("\xfe\xff")
 )
 
+// DecodeText returns data, a text file, as UTF-8 without a byte-order
+// mark, as apply reads its own: decoded from UTF-16 by its byte-order
+// mark, or from opts.Encoding (checked by ReadOptions.Check). Bytes that
+// are not text of that encoding give their problem instead, naming its
+// line; no column, since the file's header need not be its first line.
+func DecodeText(data []byte, opts ReadOptions) ([]byte, *Problem) {
+	p := &parser{file: &File{}, opts: opts}
+	text, ok := p.text(data, "")
+	if !ok {
+		return nil, &p.file.Problems[0]
+	}
+	return text, nil
+}
+
 // text returns data as UTF-8 without a byte-order mark: decoded from
 // UTF-16 by its byte-order mark, or from the encoding of the options. It
 // reports a problem, and false, for bytes that are not text of that
