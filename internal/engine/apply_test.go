@@ -44,11 +44,15 @@ func records(n int) []wbsfile.Record {
 func converge(t *testing.T, c *sdk.Client, recs []wbsfile.Record, prune bool) (*Results, *Plan) {
 	t.Helper()
 	ctx := context.Background()
-	plan, err := buildPlan(ctx, c, recs, PlanOptions{Prune: prune})
+	decided := Prune{Requested: prune}.decide(&wbsfile.File{}, nil)
+	plan, err := buildPlan(ctx, c, recs, PlanOptions{prune: decided})
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := execute(ctx, c, plan, executeOptions{AllowPrune: prune})
+	if err := decided.confirm(plan, func(int) (bool, error) { return true, nil }); err != nil {
+		t.Fatal(err)
+	}
+	results := execute(ctx, c, plan, executeOptions{prune: decided})
 	for _, r := range results.All() {
 		if r.Status != StatusOK {
 			t.Fatalf("record %s: %+v", r.Code, r)

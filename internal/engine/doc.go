@@ -6,7 +6,9 @@
 // Run is the one way through: it keeps the sequence (lock and read the
 // state, plan or verify a saved plan, write the state, make the changes,
 // write the state again) that callers may not reorder, and the steps
-// that write are unexported. A plan's Change holds only what its record
+// that write are unexported. Whether a run deletes, and what, is decided
+// by Prune alone, at each step; the command only answers its question
+// (Hooks.ConfirmPrune). A plan's Change holds only what its record
 // cannot tell; Held, Desired and Step give both its states. Two states
 // are compared by sameFields, sameLinks and sameState, and diffed by
 // diffFields and diffStates, alone.

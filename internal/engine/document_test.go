@@ -58,24 +58,34 @@ var planOfEveryKind = rapid.Custom(func(t *rapid.T) *Plan {
 	return &Plan{Changes: rapid.SliceOfN(change, 0, 6).Draw(t, "changes")}
 })
 
+// savedWhole is the saved form of plan held whole, as WriteSaved writes
+// it a step at a time.
+func savedWhole(p *Plan, baseURL, clientID string, src Source, now time.Time) *SavedPlan {
+	sp := p.savedHead(baseURL, clientID, src, now)
+	for step := range p.stepsToSave() {
+		sp.Steps = append(sp.Steps, step)
+	}
+	return sp
+}
+
 // TestSavedPlanIsWrittenAsSaveMarshals holds WriteSaved, which writes a
-// step at a time, to the bytes of Save's plan marshalled at once.
+// step at a time, to the bytes of the saved plan marshalled at once.
 func TestSavedPlanIsWrittenAsSaveMarshals(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 25, 14, 0, 0, 123, time.FixedZone("CET", 3600))
 	rapid.Check(t, func(t *rapid.T) {
 		plan := planOfEveryKind.Draw(t, "plan")
-		prune := rapid.Bool().Draw(t, "prune")
+		plan.prune = rapid.Bool().Draw(t, "prune")
 		// A file name that spells the steps member is still a string.
 		file := rapid.SampledFrom([]string{"a<&>.csv", "x\n  \"steps\": []\n}", `"steps": []`}).Draw(t, "file")
 		args := []string{"https://p.example", "integrationhub-1", file, "sha256:00"}
 
-		want, err := json.MarshalIndent(plan.Save(args[0], args[1], Source{File: args[2], FileDigest: args[3]}, prune, now), "", "  ")
+		want, err := json.MarshalIndent(savedWhole(plan, args[0], args[1], Source{File: args[2], FileDigest: args[3]}, now), "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, "plan.json")
-		if err := plan.WriteSaved(path, args[0], args[1], Source{File: args[2], FileDigest: args[3]}, prune, now); err != nil {
+		if err := plan.WriteSaved(path, args[0], args[1], Source{File: args[2], FileDigest: args[3]}, now); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(path)

@@ -53,10 +53,9 @@ type executeOptions struct {
 	// OnResult is called once per finished change, from several
 	// goroutines at once.
 	OnResult func(Result)
-	// AllowPrune must be true for the plan's deletions to run; the caller
-	// sets it after confirmation. Deletions also wait until every other
-	// change succeeded.
-	AllowPrune bool
+	// prune says whether the plan's deletions run (Prune.deletesStart);
+	// nil holds them back.
+	prune *Prune
 	// KeepCorrelationIDs keeps the correlation id of every change done,
 	// for a report; without it a result done as planned is kept as its
 	// status alone.
@@ -68,8 +67,8 @@ type executeOptions struct {
 const maxResolveRounds = 5
 
 // execute carries out the plan and returns one result per change, in plan
-// order. A failed change does not stop the others. Deletions run last and
-// only when every other change succeeded and nothing stopped the run.
+// order. A failed change does not stop the others. Deletions run last,
+// when the prune says so.
 func execute(ctx context.Context, c *sdk.Client, plan *Plan, opts executeOptions) *Results {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
@@ -91,13 +90,13 @@ func execute(ctx context.Context, c *sdk.Client, plan *Plan, opts executeOptions
 	}
 	e.runAll(ctx, plan, writes)
 	e.resolveUnknown(ctx, plan)
-	if len(deletes) > 0 && opts.AllowPrune && !e.failedOrStopped() {
+	if len(deletes) > 0 && opts.prune.deletesStart(e.failedOrStopped) {
 		e.runAll(ctx, plan, deletes)
 	}
-	if !opts.AllowPrune {
+	if detail := opts.prune.heldBack(); detail != "" {
 		for _, i := range deletes {
 			if r := e.results.At(i); r.Status == StatusSkipped {
-				r.Detail = "prune not confirmed"
+				r.Detail = detail
 				e.results.set(i, r)
 			}
 		}

@@ -26,8 +26,8 @@ func TestMaxDeletesRefusesALargerPrune(t *testing.T) {
 	short := &wbsfile.File{Records: all[:6]} // a file cut short: 4 deletes
 	asked := false
 	bound := 3
-	_, err := Run(ctx, c, Input{File: short, Plan: PlanOptions{Prune: true}, MaxDeletes: &bound},
-		Hooks{Planned: func(*Plan) (bool, error) { asked = true; return true, nil }})
+	_, err := Run(ctx, c, Input{File: short, Prune: Prune{Requested: true, MaxDeletes: &bound}},
+		Hooks{ConfirmPrune: func(int) (bool, error) { asked = true; return true, nil }})
 	if !errors.Is(err, ErrTooManyDeletes) || !strings.Contains(err.Error(), "deletes 4") || !strings.Contains(err.Error(), "allows 3") {
 		t.Fatalf("a prune of 4 under --max-deletes 3: %v; want ErrTooManyDeletes saying 4 and 3", err)
 	}
@@ -43,8 +43,8 @@ func TestMaxDeletesRefusesALargerPrune(t *testing.T) {
 		}
 	}
 	bound = 4
-	if _, err := Run(ctx, c, Input{File: short, Plan: PlanOptions{Prune: true}, MaxDeletes: &bound},
-		Hooks{Planned: func(*Plan) (bool, error) { return true, nil }}); err != nil {
+	if _, err := Run(ctx, c, Input{File: short, Prune: Prune{Requested: true, MaxDeletes: &bound}},
+		Hooks{ConfirmPrune: func(int) (bool, error) { return true, nil }}); err != nil {
 		t.Fatalf("a prune of 4 under --max-deletes 4: %v", err)
 	}
 	if n := len(srv.Elements()); n != 6 {

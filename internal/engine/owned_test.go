@@ -25,8 +25,8 @@ func TestOwnedTypesLeaveTheOthersAlone(t *testing.T) {
 			c := testClient(t, srv)
 			file := &wbsfile.File{Records: []wbsfile.Record{{Line: 2, Code: "P-1", OrganizationsSet: true,
 				Organizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "W2", EntityType: "plant"}}}}}
-			plan := PlanOptions{OwnedTypes: []string{"company", "plant"}}
-			out, err := Run(context.Background(), c, Input{File: file, Plan: plan}, Hooks{})
+			prune := Prune{OwnedTypes: []string{"company", "plant"}}
+			out, err := Run(context.Background(), c, Input{File: file, Prune: prune}, Hooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestOwnedTypesLeaveTheOthersAlone(t *testing.T) {
 			}
 			// Applied again, nothing changes: the branch is not the file's.
 			file.Records[0].Organizations = []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "W2", EntityType: "plant"}}
-			out, err = Run(context.Background(), c, Input{File: file, Plan: plan, DryRun: true}, Hooks{})
+			out, err = Run(context.Background(), c, Input{File: file, Prune: prune, DryRun: true}, Hooks{})
 			if err != nil || out.Plan.Pending() {
 				t.Fatalf("a second run plans %v (%v)", out.Plan.Counts(), err)
 			}

@@ -334,8 +334,10 @@ func diffStates(before, after *State) (fields FieldSet, add, remove []sdk.Busine
 type Plan struct {
 	Changes []Change `json:"changes"`
 
-	// state is the state a dry run left, which its saved form names.
+	// state is the state a dry run left, which its saved form names;
+	// prune is whether the plan was made with --prune.
 	state *StateVersion
+	prune bool
 }
 
 // Counts returns how many changes the plan has per action.
@@ -359,8 +361,6 @@ func (p *Plan) Pending() bool {
 
 // PlanOptions steers buildPlan.
 type PlanOptions struct {
-	// Prune plans the deletion of elements the file does not name.
-	Prune bool
 	// PageSize is the page size of the reads; the largest the platform
 	// allows saves requests. Default sdk.DefaultAllPageSize.
 	PageSize int
@@ -376,13 +376,10 @@ type PlanOptions struct {
 	// recorded: an element changed since may have had its links changed
 	// too.
 	known *knownStates
-	// AlsoNamed are the codes of records left out as invalid: the file
-	// names them all the same, so a prune never deletes them.
-	AlsoNamed []string
-	// OwnedTypes, when set, are the only entity types whose links the
-	// records state (a file read through an ERP column map): the links
-	// of other types an element holds are kept, never removed.
-	OwnedTypes []string
+	// prune decides which listed elements the plan deletes and which
+	// links an update keeps; Run gives it from Input.Prune. Nil deletes
+	// nothing and keeps no link a record leaves out.
+	prune *Prune
 }
 
 func (o PlanOptions) withDefaults() PlanOptions {
@@ -400,20 +397,16 @@ func (o PlanOptions) withDefaults() PlanOptions {
 // links of an element only when its record says something about links.
 // The list is compared as it is read, not held: an element the file names
 // becomes its change's Before at once, and one it does not is kept only
-// for a prune.
+// where the prune deletes it.
 func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opts PlanOptions) (*Plan, error) {
 	opts = opts.withDefaults()
 	byCode := codeindex.New(len(records), func(i int) string { return records[i].Code })
-	alsoNamed := make(map[string]bool, len(opts.AlsoNamed))
-	for _, code := range opts.AlsoNamed {
-		alsoNamed[code] = true
-	}
 	plan := &Plan{Changes: make([]Change, len(records))}
 	gone := map[string]*State{}
 	err := listElements(ctx, c, listOptions(opts.PageSize, opts.MaxPages), func(code string, listed *State) {
 		i, named := byCode.Find(code)
 		if !named {
-			if opts.Prune && !alsoNamed[code] {
+			if opts.prune.deletes(code) {
 				gone[code] = listed
 			}
 			return
@@ -543,8 +536,8 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 			return
 		}
 		if ch.record.OrganizationsSet {
-			if opts.OwnedTypes != nil {
-				keepOthers(ch.record, have, opts.OwnedTypes)
+			if opts.prune.ownsSome() {
+				keepOthers(ch.record, have, opts.prune)
 				if ch.after != nil && ch.after != ch.before {
 					ch.after.BusinessOrganizations = links.Dedupe(ch.record.Organizations)
 				}
@@ -560,13 +553,13 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 	return first
 }
 
-// keepOthers adds to r's links those of have whose entity type is not
-// owned: a file that states the links of some types only leaves the
-// others as the element holds them, and the update, which sends the
-// whole set, keeps them.
-func keepOthers(r *wbsfile.Record, have []sdk.BusinessOrganization, owned []string) {
+// keepOthers adds to r's links those of have that the prune keeps: a
+// file that states the links of some types only leaves the others as the
+// element holds them, and the update, which sends the whole set, keeps
+// them.
+func keepOthers(r *wbsfile.Record, have []sdk.BusinessOrganization, prune *Prune) {
 	for _, l := range have {
-		if !slices.Contains(owned, l.EntityType) {
+		if prune.keeps(l) {
 			r.Organizations = append(r.Organizations, l)
 		}
 	}

@@ -32,12 +32,12 @@ type Input struct {
 	// finish. Its cause names the signal. The run's own context is the
 	// other one: ended, it ends everything now. A nil Stop never ends.
 	Stop context.Context
+	// Prune is what the run may delete (see Prune); a saved plan's says
+	// whether the plan was made with --prune.
+	Prune Prune
 	// KeepCorrelationIDs keeps every outcome's correlation id, for a
 	// report.
 	KeepCorrelationIDs bool
-	// MaxDeletes, when set, refuses a plan that deletes more elements,
-	// before anything is written.
-	MaxDeletes *int
 	// Holder is who the state's lock names while the run holds it;
 	// LockTimeout is how long the run waits for another's lock (0: it
 	// fails at once); BreakStaleAfter breaks a shared state's lock not
@@ -55,16 +55,21 @@ type Input struct {
 var ErrLockLost = errors.New("the state's lock was lost during the run")
 
 // ErrTooManyDeletes is a plan that deletes more elements than
-// Input.MaxDeletes allows.
+// Prune.MaxDeletes allows.
 var ErrTooManyDeletes = errors.New("the plan deletes more elements than allowed")
 
 // Hooks are the parts of a run that belong to the command: what a person
 // is asked and shown. Each may be nil.
 type Hooks struct {
-	// Planned sees the plan of a run that is not a dry run before
-	// anything is written, and says whether deletes may be made (the
-	// prompt of a prune); an error ends the run with nothing sent.
-	Planned func(plan *Plan) (allowPrune bool, err error)
+	// ConfirmPrune is asked whether the deletes of a plan made with
+	// --prune may be made, and how many there are, once the plan is known
+	// and before anything is written (Prune.confirm says when): the
+	// command's --yes, or its prompt. Nil holds them back; an error ends
+	// the run with nothing sent.
+	ConfirmPrune func(deletes int) (bool, error)
+	// Planned sees the plan of a run that is not a dry run, once its
+	// deletes are decided, before anything is written.
+	Planned func(plan *Plan)
 	// OnResult is called with each change's outcome as it is known.
 	OnResult func(Result)
 	// Warn reports an error the run survives: the state's last write.
@@ -77,15 +82,17 @@ type Hooks struct {
 // Outcome is what a run did: its plan, and the results of a run that is
 // not a dry run.
 type Outcome struct {
-	Plan       *Plan
-	Results    *Results
-	AllowPrune bool
+	Plan    *Plan
+	Results *Results
+
+	// prune is the run's, which HeldBack asks.
+	prune *Prune
 }
 
 // Run is apply's sequence, kept in this one place: it locks and reads the
 // state, plans the file or checks the saved plan against the platform,
 // and for a dry run records what the plan read in the state and stops
-// there. Otherwise it lets Hooks.Planned see the
+// there. Otherwise it has the prune confirmed, lets Hooks.Planned see the
 // plan, writes the state before the first change (so that an interrupted
 // run leaves no entry that may no longer hold), makes the changes, adds
 // the file's invalid records to the results, and writes the state with
@@ -97,8 +104,8 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		file = &wbsfile.File{}
 	}
 	opts := in.Plan
-	opts.AlsoNamed = file.InvalidCodes
-	var state *stateFile
+	opts.prune = in.Prune.decide(file, in.Saved)
+	var state *runState
 	stop, lockLost := in.stopped(), func() error { return nil }
 	if in.State != nil {
 		if in.Holder.ID == "" {
@@ -130,7 +137,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		} else {
 			opts.known = state.known
 		}
-		if err := in.Saved.checkState(state); err != nil {
+		if err := in.Saved.checkState(state.stateFile); err != nil {
 			return nil, err
 		}
 	}
@@ -138,10 +145,9 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Plan: plan}
-	if deletes := plan.Counts()[ActionDelete]; in.MaxDeletes != nil && deletes > *in.MaxDeletes {
-		return out, fmt.Errorf("%w: it deletes %d, --max-deletes allows %d; nothing was sent (a file cut short names fewer elements: check it, or raise the bound)",
-			ErrTooManyDeletes, deletes, *in.MaxDeletes)
+	out := &Outcome{Plan: plan, prune: opts.prune}
+	if err := opts.prune.planned(plan); err != nil {
+		return out, err
 	}
 	if in.DryRun {
 		if state != nil {
@@ -159,10 +165,11 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		}
 		return out, nil
 	}
+	if err := opts.prune.confirm(plan, h.ConfirmPrune); err != nil {
+		return out, err
+	}
 	if h.Planned != nil {
-		if out.AllowPrune, err = h.Planned(plan); err != nil {
-			return out, err
-		}
+		h.Planned(plan)
 	}
 	if state != nil {
 		state.begin(plan)
@@ -173,7 +180,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	}
 	out.Results = execute(ctx, c, plan, executeOptions{
 		Concurrency: opts.Concurrency, PageSize: opts.PageSize, MaxPages: opts.MaxPages, Stop: stop,
-		AllowPrune: out.AllowPrune, KeepCorrelationIDs: in.KeepCorrelationIDs, OnResult: h.OnResult,
+		prune: opts.prune, KeepCorrelationIDs: in.KeepCorrelationIDs, OnResult: h.OnResult,
 	})
 	for _, r := range file.Invalid {
 		out.Results.Add(Result{Line: int(r.Line), Code: r.Code, Action: ActionCreate, Status: StatusInvalid,

@@ -167,23 +167,14 @@ func ReadDigest(r io.Reader) (string, error) {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Save returns the saved form of plan: its steps, the unchanged ones with
-// only what the plan read of them.
-func (p *Plan) Save(baseURL, clientID string, src Source, prune bool, now time.Time) *SavedPlan {
-	sp := p.savedHead(baseURL, clientID, src, prune, now)
-	for step := range p.stepsToSave() {
-		sp.Steps = append(sp.Steps, step)
-	}
-	return sp
-}
-
 // savedHead is the plan's saved form without its steps.
-func (p *Plan) savedHead(baseURL, clientID string, src Source, prune bool, now time.Time) *SavedPlan {
+func (p *Plan) savedHead(baseURL, clientID string, src Source, now time.Time) *SavedPlan {
 	return &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, Source: src,
-		Prune: prune, CreatedAt: now.UTC().Truncate(time.Second), State: p.state, Steps: savedSteps{}}
+		Prune: p.prune, CreatedAt: now.UTC().Truncate(time.Second), State: p.state, Steps: savedSteps{}}
 }
 
-// stepsToSave yields the steps of the plan's saved form one by one.
+// stepsToSave yields the steps of the plan's saved form one by one: the
+// unchanged ones with only what the plan read of them.
 func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 	return func(yield func(SavedStep) bool) {
 		for i := range p.Changes {
@@ -211,18 +202,19 @@ func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 	}
 }
 
-// WriteSaved writes the saved form of plan (Save's) to path atomically,
-// 0600, in the bytes json.MarshalIndent writes for it with a two-space
-// indent, a step at a time: a saved plan of 200,000 steps is not held
-// whole, nor its text.
-func (p *Plan) WriteSaved(path, baseURL, clientID string, src Source, prune bool, now time.Time) error {
+// WriteSaved writes the saved form of plan to path atomically, 0600, in
+// the bytes json.MarshalIndent writes for it with a two-space indent, a
+// step at a time: a saved plan of 200,000 steps is not held whole, nor
+// its text. The saved form names the platform, the client id and the
+// source given, and whether the plan was made with --prune.
+func (p *Plan) WriteSaved(path, baseURL, clientID string, src Source, now time.Time) error {
 	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
 	w := bufio.NewWriter(f)
-	if err := jsondoc.Write(w, "  ", p.savedHead(baseURL, clientID, src, prune, now), "steps", p.stepsToSave()); err != nil {
+	if err := jsondoc.Write(w, "  ", p.savedHead(baseURL, clientID, src, now), "steps", p.stepsToSave()); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
@@ -279,8 +271,11 @@ func readSavedPlan(r io.Reader) (*SavedPlan, error) {
 		return nil, fmt.Errorf("step %d (%s %q) repeats step %d: a plan changes an element once", i+1, steps[i].Action, steps[i].Code, repeats[i]+1)
 	}
 	for i, st := range steps {
-		if st.Action == ActionDelete && !sp.Prune {
-			return nil, stepError(i, &st, errors.New("a delete in a plan made without --prune"))
+		if st.Action != ActionDelete {
+			continue
+		}
+		if err := checkSavedDelete(sp.Prune); err != nil {
+			return nil, stepError(i, &st, err)
 		}
 	}
 	return &sp, nil
@@ -307,8 +302,8 @@ func (st *SavedStep) check(prune bool) error {
 		}
 		return nil
 	case ActionDelete:
-		if !prune {
-			return errors.New("a delete in a plan made without --prune")
+		if err := checkSavedDelete(prune); err != nil {
+			return err
 		}
 		if st.Before == nil || st.After != nil || st.Record != nil || st.Fields != 0 ||
 			len(st.Added())+len(st.Removed()) > 0 {

@@ -47,7 +47,7 @@ func TestSavedPlanOfAnyDescriptionIsAccepted(t *testing.T) {
 		}
 		plan := &Plan{Changes: []Change{ch}}
 		path := filepath.Join(dir, "plan.json")
-		if err := plan.WriteSaved(path, "https://p.example", "id", Source{File: "f.csv", FileDigest: "sha256:00"}, false, time.Now()); err != nil {
+		if err := plan.WriteSaved(path, "https://p.example", "id", Source{File: "f.csv", FileDigest: "sha256:00"}, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		sp, err := ReadSavedPlanFile(path)

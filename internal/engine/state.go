@@ -28,21 +28,29 @@ import (
 // StateFormatVersion is the version of the state file.
 const StateFormatVersion = 1
 
-// stateFile is what the platform held for each element after the last
-// apply, as far as apply wrote or read it, so that a re-apply reads an
-// element's links only where the file's differ from the state's. It
-// belongs to one platform and client id.
+// stateFile is the state file as its bytes hold it: what the platform
+// held for each element after the last apply, as far as apply wrote or
+// read it, so that a re-apply reads an element's links only where the
+// file's differ from the state's. It belongs to one platform and client
+// id. It is read by readState and written by writeState, each a stream;
+// what a run does with it is runState's.
 type stateFile struct {
 	stateHead
 	Elements stateElements `json:"elements"`
+}
+
+// runState is the state through one run: the state file as the run read
+// it, whose Elements, from begin on, are only the elements the plan does
+// not name, and the run's bookkeeping, from which save writes the file.
+type runState struct {
+	*stateFile
 
 	// version is the stored state's as the run read or last wrote it,
 	// which a write replaces only if it is still there.
 	version statestore.Version
 
-	// From begin on, Elements holds only the elements the plan does not
-	// name: those it names are written from the plan, and from the
-	// results once finish has them, not copied into the map.
+	// The elements the plan names are written from the plan, and from
+	// the results once finish has them, not copied into Elements.
 	plan    *Plan
 	byCode  codeindex.Index // the plan's changes by code
 	results *Results
@@ -71,9 +79,9 @@ type stateHead struct {
 }
 
 // newState returns an empty state of a platform and client id.
-func newState(baseURL, clientID string) *stateFile {
-	return &stateFile{stateHead: stateHead{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Lineage: newLineage()},
-		Elements: stateElements{}}
+func newState(baseURL, clientID string) *runState {
+	return &runState{stateFile: &stateFile{stateHead: stateHead{FormatVersion: StateFormatVersion, BaseURL: baseURL, ClientID: clientID, Lineage: newLineage()},
+		Elements: stateElements{}}}
 }
 
 // newLineage draws a state's lineage: 128 random bits.
@@ -91,7 +99,7 @@ var ErrStateUnusable = errors.New("the state file cannot be used")
 // saved plan); a missing file is an empty state. The entries of the
 // elements the records name are held only as far as a plan can use them,
 // by knownStates.
-func loadState(ctx context.Context, store statestore.Store, baseURL, clientID string, records []wbsfile.Record) (*stateFile, error) {
+func loadState(ctx context.Context, store statestore.Store, baseURL, clientID string, records []wbsfile.Record) (*runState, error) {
 	r, version, err := store.Read(ctx)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(baseURL, clientID), nil
@@ -100,7 +108,11 @@ func loadState(ctx context.Context, store statestore.Store, baseURL, clientID st
 		return nil, err
 	}
 	defer r.Close()
-	st, err := readState(bufio.NewReader(r), records)
+	var known *knownStates
+	if records != nil {
+		known = newKnownStates(records)
+	}
+	st, err := readState(bufio.NewReader(r), known)
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return nil, pe // not read, rather than unusable
 	}
@@ -111,8 +123,7 @@ func loadState(ctx context.Context, store statestore.Store, baseURL, clientID st
 		return nil, fmt.Errorf("%w: %s belongs to %s as %s, not %s as %s (use another file, or --refresh to start it anew)",
 			ErrStateUnusable, store, st.BaseURL, st.ClientID, baseURL, clientID)
 	}
-	st.version = version
-	return st, nil
+	return &runState{stateFile: st, version: version, known: known}, nil
 }
 
 // storedVersion is the version of the state store holds now, NoVersion
@@ -130,13 +141,11 @@ func storedVersion(ctx context.Context, store statestore.Store) (statestore.Vers
 }
 
 // readState reads a state file as a stream: held whole, a large state
-// would be most of a re-apply's peak.
-func readState(r io.Reader, records []wbsfile.Record) (*stateFile, error) {
+// would be most of a re-apply's peak. The entries of the elements the
+// records of known name go to known, not to Elements.
+func readState(r io.Reader, known *knownStates) (*stateFile, error) {
 	var st stateFile
-	if records != nil {
-		st.known = newKnownStates(records)
-	}
-	if err := strictjson.UnmarshalLarge(r, &st); err != nil {
+	if err := strictjson.UnmarshalLarge(r, &stateReading{&st, known}); err != nil {
 		return nil, err
 	}
 	if st.FormatVersion != StateFormatVersion {
@@ -148,9 +157,16 @@ func readState(r io.Reader, records []wbsfile.Record) (*stateFile, error) {
 	return &st, nil
 }
 
+// stateReading is a state file being read, with where the entries of the
+// elements the records name go.
+type stateReading struct {
+	*stateFile
+	known *knownStates
+}
+
 // UnmarshalJSONFrom reads a state file by strictjson's rules, for
 // strictjson.UnmarshalLarge.
-func (s *stateFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+func (s stateReading) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	seen := map[string]bool{}
 	return readObject(dec, func(name string) error {
 		if seen[name] {
@@ -295,14 +311,14 @@ func readObject(dec *jsontext.Decoder, member func(name string) error) error {
 // by hand): a state older than the one the run started from is never
 // written over a newer one, nor this run's over another's. Where none is
 // left, the run's is written.
-func (s *stateFile) save(ctx context.Context, store statestore.Store) error {
+func (s *runState) save(ctx context.Context, store statestore.Store) error {
 	if s.Lineage == "" {
 		s.Lineage = newLineage()
 	}
 	s.Serial++
 	version, err := store.Write(ctx, s.version, func(out io.Writer) error {
 		w := bufio.NewWriter(out)
-		if err := s.write(w); err != nil {
+		if err := writeState(w, &s.stateHead, s.entries()); err != nil {
 			return err
 		}
 		return w.Flush()
@@ -318,51 +334,85 @@ func (s *stateFile) save(ctx context.Context, store statestore.Store) error {
 	return nil
 }
 
-// write writes s an element at a time, as json.Marshal writes a state
-// with the same elements, without holding the whole file as
-// json.Marshal would. From begin on, the elements are
-// those of entries.
-func (s *stateFile) write(w *bufio.Writer) error {
-	head, err := json.Marshal(s.stateHead)
+// writeState writes the state file of head and elements, yielded in the
+// order of their codes (nil writes none, as null), an element at a time:
+// in the bytes a json.Encoder writes for a stateFile of the same, without
+// holding the file, or its text, whole. The head and each element are
+// encoded by encoding/json, whose escapes the tokens keep.
+func writeState(w io.Writer, head *stateHead, elements iter.Seq2[string, *State]) error {
+	b, err := json.Marshal(head)
 	if err != nil {
 		return err
 	}
-	w.Write(head[:len(head)-1])
-	if s.Elements == nil {
-		_, err := w.WriteString(`,"elements":null}`)
+	// The codes are unique: the encoder need not hold them to check.
+	enc := jsontext.NewEncoder(w, jsontext.PreserveRawStrings(true), jsontext.AllowDuplicateNames(true))
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
 		return err
 	}
-	w.WriteString(`,"elements":{`)
+	if err := copyMembers(enc, b); err != nil {
+		return err
+	}
+	if err := enc.WriteToken(jsontext.String("elements")); err != nil {
+		return err
+	}
+	if elements == nil {
+		if err := enc.WriteToken(jsontext.Null); err != nil {
+			return err
+		}
+		return enc.WriteToken(jsontext.EndObject)
+	}
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return err
+	}
 	// One encoder and its buffer for every element: a large run's end
 	// writes an element each, and an encoder each would be a burst of
 	// garbage at the run's peak.
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	first := true
-	for code, el := range s.entries() {
-		if !first {
-			w.WriteByte(',')
-		}
-		first = false
+	each := json.NewEncoder(&buf)
+	write := func(v any) error {
 		buf.Reset()
-		if err := enc.Encode(code); err != nil {
+		if err := each.Encode(v); err != nil {
 			return err
 		}
-		buf.Truncate(buf.Len() - 1) // Encode's newline
-		buf.WriteByte(':')
-		if err := enc.Encode(el); err != nil {
-			return err
-		}
-		w.Write(buf.Bytes()[:buf.Len()-1])
+		return enc.WriteValue(buf.Bytes()) // its newline is whitespace
 	}
-	_, err = w.WriteString("}}")
-	return err
+	for code, el := range elements {
+		if err := write(code); err != nil {
+			return err
+		}
+		if err := write(el); err != nil {
+			return err
+		}
+	}
+	if err := enc.WriteToken(jsontext.EndObject); err != nil {
+		return err
+	}
+	return enc.WriteToken(jsontext.EndObject)
+}
+
+// copyMembers writes the members of the JSON object b with enc, as b
+// writes them.
+func copyMembers(enc *jsontext.Encoder, b []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if err := enc.WriteValue(v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // entries yields the state's elements in the order of their codes: those
 // of the map, merged with those of the plan. A yielded state is the
 // iterator's own once yield returns.
-func (s *stateFile) entries() iter.Seq2[string, *State] {
+func (s *runState) entries() iter.Seq2[string, *State] {
 	return func(yield func(string, *State) bool) {
 		var scratch State
 		kept := slices.Sorted(maps.Keys(s.Elements))
@@ -393,7 +443,7 @@ func (s *stateFile) entries() iter.Seq2[string, *State] {
 // all hold what the plan read. With the results, an element changed as
 // planned holds the plan's after; a failed or skipped change has none,
 // so that the next run reads it. A create's state is made in scratch.
-func (s *stateFile) entryFor(i int, scratch *State) *State {
+func (s *runState) entryFor(i int, scratch *State) *State {
 	ch := &s.plan.Changes[i]
 	if s.dry {
 		return ch.held(scratch)
@@ -414,7 +464,7 @@ func (s *stateFile) entryFor(i int, scratch *State) *State {
 // the unchanged elements as the plan read them, nothing for those about
 // to change (see entryFor), and, in its map, the elements the plan does
 // not name.
-func (s *stateFile) begin(plan *Plan) {
+func (s *runState) begin(plan *Plan) {
 	s.plan, s.results = plan, nil
 	s.byCode = codeindex.New(len(plan.Changes), func(i int) string { return plan.Changes[i].Code })
 	kept := stateElements{}
@@ -429,12 +479,12 @@ func (s *stateFile) begin(plan *Plan) {
 // observed records a dry run: each element the plan names holds what
 // the plan read of it, the links where they were read or trusted, and a
 // create none.
-func (s *stateFile) observed() {
+func (s *runState) observed() {
 	s.dry = true
 }
 
 // finish records what was done, by results.
-func (s *stateFile) finish(results *Results) {
+func (s *runState) finish(results *Results) {
 	s.results = results
 }
 

@@ -67,7 +67,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	// Before any write: what is about to change has no entry.
 	want := head(1) + `"A":{"description":"old A","isActive":true,` + org + `},` +
 		`"C":{"description":"old C","isActive":true,` + org + `},` +
-		`"F":{"description":"old F","isActive":true,` + org + `}}}`
+		`"F":{"description":"old F","isActive":true,` + org + `}}}` + "\n"
 	if got := saved(); got != want {
 		t.Errorf("after Begin:\n got %s\nwant %s", got, want)
 	}
@@ -82,7 +82,7 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	want = head(2) + `"A":{"description":"old A","isActive":true,` + org + `},` +
 		`"C":{"description":"old C","isActive":true,` + org + `},` +
 		`"E":{"description":"new E","isActive":true,` + org + `},` +
-		`"F":{"description":"old F","isActive":true,` + org + `}}}`
+		`"F":{"description":"old F","isActive":true,` + org + `}}}` + "\n"
 	if got := saved(); got != want {
 		t.Errorf("after Finish:\n got %s\nwant %s", got, want)
 	}

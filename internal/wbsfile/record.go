@@ -82,10 +82,11 @@ func (p Problem) String() string {
 // record whenever any reading of the file can find one (an unknown member
 // or a value of the wrong type leaves wbsElementCode readable). A code
 // that a problem names is left out whole: every record of it goes to
-// Invalid, and its element is never pruned (InvalidCodes). A problem
-// without a code (a row that cannot be split into cells, a record whose
-// code is not a string, a problem of the whole file) sets CodeUnknown:
-// the element it names is unknown, and a prune must delete nothing.
+// Invalid, and InvalidCodes names it, since the file names it all the
+// same. A problem without a code (a row that cannot be split into cells,
+// a record whose code is not a string, a problem of the whole file) sets
+// CodeUnknown: the file names an element no reading can tell. What apply's
+// prune makes of both is decided by engine.Prune.
 type File struct {
 	Records  []Record
 	Problems []Problem

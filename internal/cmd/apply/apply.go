@@ -316,8 +316,8 @@ func (o *Options) readInput() (input, error) {
 func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (engine.Input, error) {
 	in := engine.Input{
 		File: from.file, Refresh: o.Refresh, DryRun: o.DryRun,
-		Plan: engine.PlanOptions{Prune: o.Prune, Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages,
-			OwnedTypes: from.owned},
+		Plan:            engine.PlanOptions{Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
+		Prune:           o.prune(),
 		Stop:            o.Stop,
 		Holder:          statestore.NewHolder(o.operation(), o.JobURL, time.Now()),
 		LockTimeout:     o.LockTimeout,
@@ -325,9 +325,7 @@ func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (e
 		// A report names every outcome's correlation id.
 		KeepCorrelationIDs: o.Report != "",
 	}
-	if o.MaxDeletes >= 0 {
-		in.MaxDeletes = &o.MaxDeletes
-	}
+	in.Prune.OwnedTypes = from.owned
 	if o.Plan != "" {
 		var err error
 		if in.Saved, err = readSavedPlan(o, c); err != nil {
@@ -343,23 +341,28 @@ func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (e
 	return in, nil
 }
 
-// hooks are the engine's calls back: prune's confirmation and the
-// progress once the plan is known, the progress per result, the lock
-// wait and the warnings, kept for after the progress.
+// prune is what the run may delete, as the flags say; the engine's
+// engine.Prune decides the rest.
+func (o *Options) prune() engine.Prune {
+	p := engine.Prune{Requested: o.Prune, Stream: o.File == "-"}
+	if o.MaxDeletes >= 0 {
+		p.MaxDeletes = &o.MaxDeletes
+	}
+	return p
+}
+
+// hooks are the engine's calls back: the answer to prune's confirmation
+// (--yes, or the prompt), the progress once the plan is known and per
+// result, the lock wait and the warnings, kept for after the progress.
 func (o *Options) hooks(prog *progress) engine.Hooks {
 	return engine.Hooks{
-		Planned: func(plan *engine.Plan) (bool, error) {
-			// The deletes of a saved plan were reviewed with it.
-			allowPrune := (o.Prune && o.Yes) || o.Plan != ""
-			if o.Prune && !o.Yes && plan.Counts()[engine.ActionDelete] > 0 {
-				var err error
-				if allowPrune, err = confirm(o, plan.Counts()[engine.ActionDelete]); err != nil {
-					return false, err
-				}
+		ConfirmPrune: func(deletes int) (bool, error) {
+			if o.Yes {
+				return true, nil
 			}
-			prog.start(plan)
-			return allowPrune, nil
+			return confirm(o, deletes)
 		},
+		Planned:  prog.start,
 		OnResult: prog.add,
 		Waiting: func(holder string) {
 			fmt.Fprintf(o.IO.ErrOut, "waiting up to %s for the state's lock, held by %s\n", o.LockTimeout, output.Escape(holder))
@@ -394,7 +397,7 @@ func (o *Options) finishDryRun(plan *engine.Plan, c *sdk.Client, src engine.Sour
 		return err
 	}
 	if o.Out != "" {
-		if err := plan.WriteSaved(o.Out, c.BaseURL(), c.ClientID(), src, o.Prune, time.Now()); err != nil {
+		if err := plan.WriteSaved(o.Out, c.BaseURL(), c.ClientID(), src, time.Now()); err != nil {
 			return fmt.Errorf("writing the plan: %w", err)
 		}
 		fmt.Fprintf(o.IO.ErrOut, "plan saved to %s: wbsctl apply --plan %s carries it out\n", o.Out, o.Out)
@@ -458,7 +461,7 @@ func (o *Options) summarize(ctx context.Context, ran *engine.Outcome) engine.Sum
 	// short; an interruption after the last change leaves none.
 	left := ctx.Err() != nil
 	for _, r := range ran.Results.All() {
-		left = left || (r.Status == engine.StatusSkipped && !(r.Action == engine.ActionDelete && !ran.AllowPrune))
+		left = left || (r.Status == engine.StatusSkipped && !ran.HeldBack(r))
 	}
 	select {
 	case <-o.stopped():
@@ -532,8 +535,9 @@ func (o *Options) check() error {
 		return usage("--check reads -f alone and sends nothing: --dry-run, --out, --state, --prune and --report belong to a run against the platform")
 	case o.MaxDeletes < -1:
 		return usage("--max-deletes must be 0 or more")
-	case o.Prune && o.File == "-" && o.MaxDeletes < 0:
-		return usage("--prune with -f - deletes every element after a cut in the stream: give --max-deletes N to bound it")
+	}
+	if err := o.prune().Check(); err != nil {
+		return &cmdutil.UsageError{Err: err}
 	}
 	return o.checkPaths()
 }
@@ -628,12 +632,10 @@ func readFile(o *Options) (input, error) {
 	if len(parsed.Problems) > 0 && !o.SkipInvalid {
 		return input{}, &problemsError{file: o.File, problems: parsed.Problems}
 	}
-	if o.Prune && len(parsed.Records) == 0 {
-		return input{}, &cmdutil.UsageError{Err: errors.New("--prune with no valid record would delete everything; refusing")}
-	}
-	if o.Prune && parsed.CodeUnknown != nil {
-		return input{}, fmt.Errorf("%s: %s: no code could be read there, so the element it names is unknown and --prune could delete it; nothing was sent: %w",
-			o.File, output.Escape(parsed.CodeUnknown.Place()), sdk.ErrValidation)
+	if err := o.prune().CheckFile(parsed); errors.Is(err, engine.ErrPruneEverything) {
+		return input{}, &cmdutil.UsageError{Err: err}
+	} else if err != nil {
+		return input{}, fmt.Errorf("%s: %w", o.File, err)
 	}
 	return in, nil
 }

@@ -264,17 +264,38 @@ func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener, tlsCo
 	return nil
 }
 
+// The readings of lists that the flags choose from, each by its name.
+var (
+	nextStyles = []wbstest.NextStyle{wbstest.NextURL, wbstest.NextRelativeURL, wbstest.NextPageNumber,
+		wbstest.NextOffset, wbstest.NextCursor, wbstest.NextNull, wbstest.NextAbsent}
+	hitsMeanings = []wbstest.HitsMeaning{wbstest.HitsTotal, wbstest.HitsPageCount, wbstest.HitsNull}
+	pastEnds     = []wbstest.PastEnd{wbstest.PastEndEmpty, wbstest.PastEndNotFound, wbstest.PastEndLastPage}
+)
+
+// byName returns the one of values whose String is name; what says what
+// the values are, in the error that lists their names.
+func byName[T fmt.Stringer](what, name string, values []T) (T, error) {
+	names := make([]string, len(values))
+	for i, v := range values {
+		if names[i] = v.String(); names[i] == name {
+			return v, nil
+		}
+	}
+	var none T
+	return none, fmt.Errorf("unknown %s %q: want one of %s", what, name, strings.Join(names, ", "))
+}
+
 // listReadings reads the flags that choose the server's reading of lists.
 func listReadings(opts *Options) ([]wbstest.Option, error) {
-	next, err := wbstest.ParseNextStyle(cmp.Or(opts.Next, "url"))
+	next, err := byName("next style", cmp.Or(opts.Next, "url"), nextStyles)
 	if err != nil {
 		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--next: %w", err)}
 	}
-	hits, err := wbstest.ParseHitsMeaning(cmp.Or(opts.Hits, "total"))
+	hits, err := byName("hits meaning", cmp.Or(opts.Hits, "total"), hitsMeanings)
 	if err != nil {
 		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--hits: %w", err)}
 	}
-	pastEnd, err := wbstest.ParsePastEnd(cmp.Or(opts.PastEnd, "empty"))
+	pastEnd, err := byName("past-the-end answer", cmp.Or(opts.PastEnd, "empty"), pastEnds)
 	if err != nil {
 		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--past-end: %w", err)}
 	}

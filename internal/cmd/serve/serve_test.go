@@ -124,6 +124,30 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	}
 }
 
+// Each reading of lists is read by the name its String gives, which the
+// flags' help lists; an unknown name is refused naming them all.
+func TestListReadingsByName(t *testing.T) {
+	for _, v := range nextStyles {
+		if got, err := byName("next style", v.String(), nextStyles); err != nil || got != v {
+			t.Errorf("--next %s: %v, %v", v, got, err)
+		}
+	}
+	for _, v := range hitsMeanings {
+		if got, err := byName("hits meaning", v.String(), hitsMeanings); err != nil || got != v {
+			t.Errorf("--hits %s: %v, %v", v, got, err)
+		}
+	}
+	for _, v := range pastEnds {
+		if got, err := byName("past-the-end answer", v.String(), pastEnds); err != nil || got != v {
+			t.Errorf("--past-end %s: %v, %v", v, got, err)
+		}
+	}
+	_, err := listReadings(&Options{Next: "link"})
+	if err == nil || !strings.Contains(err.Error(), `--next: unknown next style "link": want one of url, relative, page, offset, cursor, null, absent`) {
+		t.Errorf("--next link: %v", err)
+	}
+}
+
 func TestParseFault(t *testing.T) {
 	r, err := ParseFault("op=create,kind=status,status=503,retry-after=2s,probability=0.1,times=3")
 	want := wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultStatus, Status: 503, RetryAfter: 2 * time.Second, Probability: 0.1, Times: 3}
