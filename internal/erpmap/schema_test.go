@@ -1,42 +1,17 @@
 package erpmap
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
+	"github.com/wbsctl/wbsctl/internal/jsontest"
 )
 
 // The schema is a draft 2020-12 schema that takes the example maps and
 // every map Parse takes below, and refuses the maps whose shape Parse
 // refuses.
 func TestSchemaHoldsTheMapsParseReads(t *testing.T) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("wbsmap.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("wbsmap.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	valid := func(text string) error {
-		var v any
-		if err := yaml.Unmarshal([]byte(text), &v); err != nil {
-			t.Fatal(err)
-		}
-		data, _ := json.Marshal(v)
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return schema.Validate(inst)
-	}
+	schema := jsontest.Schema(t, Schema())
+	valid := func(text string) error { return schema.YAML([]byte(text)) }
 	good := []string{
 		string(readFixture(t, "sap.wbsmap.yaml")), string(readFixture(t, "sap-en.wbsmap.yaml")), string(readFixture(t, "dynamics.wbsmap.yaml")),
 		"version: 1\nwbsElementCode: A\nisActive: {expr: 'A == \"x\"'}\norganizations:\n  company: {value: \"1000\"}\n  plant: {expr: trim(W)}\n",

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wbsctl/wbsctl/internal/jsontest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -32,27 +32,7 @@ func TestSchemaOfAMap(t *testing.T) {
 	if fromJSON.(map[string]any)["title"] == printedTitle(t) {
 		t.Fatal("schema --map printed the apply file's schema")
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(printed(t, "--map")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("wbsmap.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("wbsmap.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	check := func(text []byte) error {
-		var v any
-		if err := yaml.Unmarshal(text, &v); err != nil {
-			t.Fatal(err)
-		}
-		data, _ := json.Marshal(v)
-		inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		return schema.Validate(inst)
-	}
+	check := jsontest.Schema(t, printed(t, "--map")).YAML
 	maps, _ := filepath.Glob(filepath.Join("..", "..", "..", "examples", "erp", "*.wbsmap.yaml"))
 	if len(maps) < 3 {
 		t.Fatalf("the example maps: %v", maps)

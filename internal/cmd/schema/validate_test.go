@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wbsctl/wbsctl/internal/jsontest"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"gopkg.in/yaml.v3"
 )
@@ -17,21 +18,7 @@ import (
 // checks it against the draft 2020-12 meta-schema.
 func compiled(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	var buf bytes.Buffer
-	buf.Write(printed(t))
-	doc, err := jsonschema.UnmarshalJSON(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("wbs-elements.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("wbs-elements.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return jsontest.Schema(t, printed(t)).Schema
 }
 
 // instance reads a JSON or YAML file as the validator takes it.
