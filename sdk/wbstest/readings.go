@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 )
 
 // The spec leaves open what a list's next and hits are and what an empty
@@ -80,34 +79,6 @@ func name(names []string, i int) string {
 		return names[i]
 	}
 	return strconv.Itoa(i)
-}
-
-// ParseNextStyle reads a NextStyle by its name: url, relative, page,
-// offset, cursor, null or absent.
-func ParseNextStyle(s string) (NextStyle, error) {
-	i, err := parseName("next style", nextStyleNames, s)
-	return NextStyle(i), err
-}
-
-// ParseHitsMeaning reads a HitsMeaning by its name: total, page or null.
-func ParseHitsMeaning(s string) (HitsMeaning, error) {
-	i, err := parseName("hits meaning", hitsMeaningNames, s)
-	return HitsMeaning(i), err
-}
-
-// ParsePastEnd reads a PastEnd by its name: empty, 404 or last.
-func ParsePastEnd(s string) (PastEnd, error) {
-	i, err := parseName("past-the-end answer", pastEndNames, s)
-	return PastEnd(i), err
-}
-
-func parseName(what string, names []string, s string) (int, error) {
-	for i, n := range names {
-		if n == s {
-			return i, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown %s %q: want one of %s", what, s, strings.Join(names, ", "))
 }
 
 // WithNextStyle sets what a list page's next holds; default NextURL.
@@ -255,13 +226,6 @@ func DuplicateAnswers() []DuplicateAnswer {
 		all[i] = DuplicateAnswer(i)
 	}
 	return all
-}
-
-// ParseDuplicateAnswer reads a DuplicateAnswer by its name: 400,
-// 400-errors, 400-detail, 400-code, 409 or 409-bare.
-func ParseDuplicateAnswer(s string) (DuplicateAnswer, error) {
-	i, err := parseName("duplicate answer", duplicateAnswerNames, s)
-	return DuplicateAnswer(i), err
 }
 
 // WithDuplicateAnswer sets what a create of a code that exists answers;

@@ -122,32 +122,6 @@ func TestListReadings(t *testing.T) {
 	})
 }
 
-func TestParseReadings(t *testing.T) {
-	for _, s := range nextStyleNames {
-		if n, err := ParseNextStyle(s); err != nil || n.String() != s {
-			t.Errorf("ParseNextStyle(%q) = %v, %v", s, n, err)
-		}
-	}
-	for _, s := range hitsMeaningNames {
-		if h, err := ParseHitsMeaning(s); err != nil || h.String() != s {
-			t.Errorf("ParseHitsMeaning(%q) = %v, %v", s, h, err)
-		}
-	}
-	for _, s := range pastEndNames {
-		if p, err := ParsePastEnd(s); err != nil || p.String() != s {
-			t.Errorf("ParsePastEnd(%q) = %v, %v", s, p, err)
-		}
-	}
-	for _, s := range duplicateAnswerNames {
-		if d, err := ParseDuplicateAnswer(s); err != nil || d.String() != s {
-			t.Errorf("ParseDuplicateAnswer(%q) = %v, %v", s, d, err)
-		}
-	}
-	if _, err := ParseNextStyle("link"); err == nil || !strings.Contains(err.Error(), "url, relative") {
-		t.Errorf("unknown style: %v", err)
-	}
-}
-
 // TestDuplicateAnswers checks the wire form of each answer to a create of
 // a code that exists, and that the element is left as it was.
 func TestDuplicateAnswers(t *testing.T) {
