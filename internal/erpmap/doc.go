@@ -26,11 +26,13 @@
 //
 // A column is named as the header shows it: matched exactly, else
 // regardless of case and surrounding spaces when that finds one column.
-// Expressions are a small typed language of the package's own (see
-// expr.go): column names, text in quotes, ==, !=, in [..], &&, ||, !,
-// and the functions trim, upper, lower, alpha, concat, replace, contains,
-// startsWith, endsWith and hasWord; a name an identifier cannot spell is
-// written `PSP-Element` or $env["PSP-Element"].
+// Expressions are those of github.com/expr-lang/expr (see expr.go),
+// each column a name whose value is its cell, as text: text in quotes,
+// ==, !=, in [..], &&, ||, !, contains, startsWith, endsWith, expr-lang's
+// builtins (trim, upper, lower, replace, …) and the functions alpha,
+// concat and hasWord; a name an identifier cannot spell is written
+// $env["PSP-Element"]. Parse checks each expression's syntax and type;
+// Read compiles it once against the export's header, before any row.
 //
 // # Reading an export through a map (apply --map)
 //

@@ -1,29 +1,42 @@
 package erpmap
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
 )
 
-// The expressions of a map are a small language of their own, typed and
-// without loops, so that a map file cannot do more than turn the cells of
-// a row into a value, and a mistake in one is found when the map is read:
+// The expressions of a map are those of github.com/expr-lang/expr,
+// whose names are the columns of the export's header, every cell text:
 //
 //	Buchungskreis == "1000"
 //	Buchungskreis in ["1000", "2000"] && !hasWord(Systemstatus, "DLFL")
 //	trim(Bezeichnung)
 //	concat(ProjectId, "-", WBSId)
-//	`PSP-Element`  or  $env["PSP-Element"]
+//	$env["PSP-Element"]
 //
-// A value is text or a boolean. A name is a column of the header; a name
-// an identifier cannot spell (a space, a hyphen, a dot) is written in
-// backquotes, or as $env["…"], the form of github.com/expr-lang/expr.
-// Text literals are in double or single quotes. Operators: == and != on
-// text or booleans, in [list of text], && (and), || (or), ! (not) and
-// parentheses; the functions are those of the functions table.
+// A name an identifier cannot spell (a space, a hyphen, a dot) is
+// written $env["…"]. Backquotes delimit a raw text in expr-lang, not a
+// name, so a map written for the old form `PSP-Element` is refused
+// rather than read as a text. Besides expr-lang's operators (== != in
+// && || ! and or not contains startsWith endsWith matches + …) and
+// builtins (trim, upper, lower, replace, split, …) an expression may
+// call the functions of the functions table.
+//
+// An expression is checked when the map is read, its names taken for
+// text; Read compiles it again against the export's header, so that a
+// misspelled column is refused before any row is read.
 
 // kind is the type of a value.
 type kind uint8
@@ -40,66 +53,72 @@ func (k kind) String() string {
 	return "text"
 }
 
+// option is the option of expr.Compile that holds the result to k.
+func (k kind) option() expr.Option {
+	if k == kindBool {
+		return expr.AsBool()
+	}
+	return expr.AsKind(reflect.String)
+}
+
 // expression is an expression read and checked, not yet bound to a
 // header: its names are column names still.
 type expression struct {
-	src   string
-	root  *exprNode
-	names []string // the columns it names, each once, in order
+	src  string
+	want kind
+	tree ast.Node // as parsed, for trimmedColumn
+	// names are the columns it names, each once, in the order written.
+	names []string
 }
 
-// exprNode is a node of an expression's tree.
-type exprNode struct {
-	op   string // "text", "bool", "column", "call", "==", "!=", "in", "&&", "||", "!"
-	text string // a literal's text, a column's or a function's name
-	b    bool
-	args []*exprNode
-	list []string // the texts of in
-	kind kind
-}
-
-// function is a function of the language: the kinds of its arguments
-// (the last repeats when variadic) and of its result.
+// function is a function this package adds to expr-lang's builtins.
 type function struct {
-	args     []kind
-	variadic bool
-	result   kind
-	doc      string
+	name string
+	fn   func(params ...any) (any, error)
+	typ  any // a func of the argument and result types, checked at compile
+	doc  string
 }
 
-// functions are the functions an expression may call.
-var functions = map[string]function{
-	"trim":       {args: []kind{kindText}, result: kindText, doc: "the text without the spaces around it"},
-	"upper":      {args: []kind{kindText}, result: kindText, doc: "the text in upper case"},
-	"lower":      {args: []kind{kindText}, result: kindText, doc: "the text in lower case"},
-	"alpha":      {args: []kind{kindText}, result: kindText, doc: "digits without their leading zeros (SAP's ALPHA conversion); other text as it is"},
-	"concat":     {args: []kind{kindText}, variadic: true, result: kindText, doc: "the texts one after the other"},
-	"replace":    {args: []kind{kindText, kindText, kindText}, result: kindText, doc: "replace(s, old, new): s with every old replaced by new"},
-	"contains":   {args: []kind{kindText, kindText}, result: kindBool, doc: "contains(s, part): whether s holds part"},
-	"startsWith": {args: []kind{kindText, kindText}, result: kindBool, doc: "startsWith(s, prefix)"},
-	"endsWith":   {args: []kind{kindText, kindText}, result: kindBool, doc: "endsWith(s, suffix)"},
-	"hasWord":    {args: []kind{kindText, kindText}, result: kindBool, doc: "hasWord(s, word): whether s holds word between spaces, as a status cell (REL  AUC  SETC) does"},
+// functions are the functions an expression may call beyond expr-lang's
+// builtins; concat replaces expr-lang's concat of lists.
+var functions = []function{
+	{"alpha", func(p ...any) (any, error) { return alpha(p[0].(string)), nil }, new(func(string) string),
+		"digits without their leading zeros (SAP's ALPHA conversion); other text as it is"},
+	{"concat", func(p ...any) (any, error) {
+		var b strings.Builder
+		for _, s := range p {
+			b.WriteString(s.(string))
+		}
+		return b.String(), nil
+	}, new(func(...string) string), "the texts one after the other"},
+	{"hasWord", func(p ...any) (any, error) { return hasWord(p[0].(string), p[1].(string)), nil }, new(func(string, string) bool),
+		"hasWord(s, word): whether s holds word between spaces, as a status cell (REL  AUC  SETC) does"},
 }
 
-// functionNames are the names of functions, sorted, for a message.
-func functionNames() string {
-	names := make([]string, 0, len(functions))
-	for n := range functions {
-		names = append(names, n)
+// options are the options of every compilation of an expression.
+var options = func() []expr.Option {
+	opts := []expr.Option{expr.DisableBuiltin("concat")}
+	for _, f := range functions {
+		opts = append(opts, expr.Function(f.name, f.fn, f.typ))
 	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
+	return opts
+}()
+
+// functionNames names the functions, for a message and the schema.
+func functionNames() string {
+	names := make([]string, len(functions))
+	for i, f := range functions {
+		names[i] = f.name
+	}
+	return strings.Join(names, ", ") + " and expr-lang's builtins (trim, upper, lower, replace, split, …)"
 }
 
-// maxExprLength bounds an expression's text, and maxExprDepth its
-// nesting, so that reading one costs little whatever a file holds.
-const (
-	maxExprLength = 4096
-	maxExprDepth  = 64
-)
+// maxExprLength bounds an expression's text, so that reading one costs
+// little whatever a file holds.
+const maxExprLength = 4096
 
 // parseExpr reads and type-checks src, which must give a value of kind
-// want.
+// want, taking each name it holds for a column of text.
 func parseExpr(src string, want kind) (*expression, error) {
 	if len(src) > maxExprLength {
 		return nil, fmt.Errorf("the expression is longer than %d bytes", maxExprLength)
@@ -107,405 +126,267 @@ func parseExpr(src string, want kind) (*expression, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, fmt.Errorf("the expression is empty")
 	}
-	p := &exprParser{src: src}
-	if err := p.next(); err != nil {
-		return nil, err
+	c := conf.CreateNew()
+	for _, o := range options {
+		o(c)
 	}
-	root, err := p.or(0)
+	for name := range c.Disabled {
+		delete(c.Builtins, name)
+	}
+	tree, err := parser.ParseWithConfig(src, c)
 	if err != nil {
+		return nil, exprError(src, err)
+	}
+	e := &expression{src: src, want: want, tree: tree.Node}
+	if err := e.collect(); err != nil {
 		return nil, err
 	}
-	if p.tok.kind != tokEnd {
-		return nil, fmt.Errorf("unexpected %s at %s", p.tok.describe(), p.at(p.tok.pos))
+	if err := numberCompared(src, e.tree); err != nil {
+		return nil, err
 	}
-	if root.kind != want {
-		return nil, fmt.Errorf("gives %s; %s is wanted", root.kind, want)
+	env := make(map[string]any, len(e.names))
+	for _, n := range e.names {
+		env[n] = ""
 	}
-	e := &expression{src: src, root: root}
-	e.collect(root)
+	p, err := expr.Compile(src, append(slices.Clip(options), expr.Env(env))...)
+	if err != nil {
+		return nil, exprError(src, err)
+	}
+	switch t := p.Node().Type(); {
+	case t == nil || t.Kind() == reflect.Interface:
+	case t.Kind() == reflect.Bool && want != kindBool:
+		return nil, fmt.Errorf("gives %s; %s is wanted", kindBool, want)
+	case t.Kind() == reflect.String && want != kindText:
+		return nil, fmt.Errorf("gives %s; %s is wanted", kindText, want)
+	case t.Kind() != reflect.Bool && t.Kind() != reflect.String:
+		return nil, fmt.Errorf("gives %s; %s is wanted", t, want)
+	}
 	return e, nil
 }
 
-func (e *expression) collect(n *exprNode) {
-	if n.op == "column" && !slices.Contains(e.names, n.text) {
-		e.names = append(e.names, n.text)
+// collect finds the columns e names, and refuses what expr-lang would
+// read otherwise than its author meant: a backquoted name, which is a
+// text, and a function that does not exist.
+func (e *expression) collect() error {
+	var nodes []ast.Node
+	ast.Walk(&e.tree, visitor(func(n *ast.Node) { nodes = append(nodes, *n) }))
+	// Post-order visits a node after its parts: what a node makes of its
+	// parts is known before the parts are read.
+	notColumn := map[ast.Node]bool{}
+	declared := map[string]bool{}
+	type named struct {
+		name string
+		at   int
 	}
-	for _, a := range n.args {
-		e.collect(a)
-	}
-}
-
-type tokKind uint8
-
-const (
-	tokEnd tokKind = iota
-	tokText
-	tokName   // an identifier
-	tokQuoted // a `name` or $env["name"]
-	tokPunct
-)
-
-type token struct {
-	kind tokKind
-	text string
-	pos  int
-}
-
-func (t token) describe() string {
-	switch t.kind {
-	case tokEnd:
-		return "end of the expression"
-	case tokText:
-		return fmt.Sprintf("text %q", t.text)
-	case tokName, tokQuoted:
-		return fmt.Sprintf("name %s", t.text)
-	}
-	return fmt.Sprintf("%q", t.text)
-}
-
-type exprParser struct {
-	src string
-	pos int
-	tok token
-}
-
-// at names a byte offset of the expression for a message.
-func (p *exprParser) at(pos int) string {
-	return fmt.Sprintf("character %d", utf8.RuneCountInString(p.src[:pos])+1)
-}
-
-// next reads the next token into p.tok.
-func (p *exprParser) next() error {
-	for p.pos < len(p.src) && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t' || p.src[p.pos] == '\n' || p.src[p.pos] == '\r') {
-		p.pos++
-	}
-	start := p.pos
-	if p.pos >= len(p.src) {
-		p.tok = token{kind: tokEnd, pos: start}
-		return nil
-	}
-	c := p.src[p.pos]
-	switch {
-	case c == '"' || c == '\'':
-		s, err := p.quoted(c)
-		if err != nil {
-			return err
-		}
-		p.tok = token{kind: tokText, text: s, pos: start}
-		return nil
-	case c == '`':
-		end := strings.IndexByte(p.src[p.pos+1:], '`')
-		if end < 0 {
-			return fmt.Errorf("the name at %s has no closing `", p.at(start))
-		}
-		name := p.src[p.pos+1 : p.pos+1+end]
-		p.pos += end + 2
-		p.tok = token{kind: tokQuoted, text: name, pos: start}
-		return nil
-	case strings.HasPrefix(p.src[p.pos:], "$env"):
-		// $env["PSP-Element"], as expr-lang writes a name it cannot spell.
-		p.pos += len("$env")
-		rest := strings.TrimLeft(p.src[p.pos:], " ")
-		p.pos = len(p.src) - len(rest)
-		if !strings.HasPrefix(rest, "[") {
-			return fmt.Errorf(`$env at %s: write $env["column name"]`, p.at(start))
-		}
-		p.pos++
-		for p.pos < len(p.src) && p.src[p.pos] == ' ' {
-			p.pos++
-		}
-		if p.pos >= len(p.src) || (p.src[p.pos] != '"' && p.src[p.pos] != '\'') {
-			return fmt.Errorf(`$env at %s: write $env["column name"]`, p.at(start))
-		}
-		name, err := p.quoted(p.src[p.pos])
-		if err != nil {
-			return err
-		}
-		for p.pos < len(p.src) && p.src[p.pos] == ' ' {
-			p.pos++
-		}
-		if p.pos >= len(p.src) || p.src[p.pos] != ']' {
-			return fmt.Errorf(`$env at %s: write $env["column name"]`, p.at(start))
-		}
-		p.pos++
-		p.tok = token{kind: tokQuoted, text: name, pos: start}
-		return nil
-	}
-	for _, op := range []string{"==", "!=", "&&", "||", "(", ")", "[", "]", ",", "!"} {
-		if strings.HasPrefix(p.src[p.pos:], op) {
-			p.pos += len(op)
-			p.tok = token{kind: tokPunct, text: op, pos: start}
-			return nil
-		}
-	}
-	r, size := utf8.DecodeRuneInString(p.src[p.pos:])
-	if !identStart(r) {
-		if r >= '0' && r <= '9' {
-			end := p.pos
-			for end < len(p.src) && (p.src[end] >= '0' && p.src[end] <= '9' || p.src[end] == '.') {
-				end++
+	var names []named
+	for _, n := range slices.Backward(nodes) {
+		switch n := n.(type) {
+		case *ast.CallNode:
+			notColumn[n.Callee] = true
+			if id, ok := n.Callee.(*ast.IdentifierNode); ok && !slices.ContainsFunc(functions, func(f function) bool { return f.name == id.Value }) {
+				return fmt.Errorf("unknown function %s at %s (the functions: %s)", id.Value, at(e.src, id.Location()), functionNames())
 			}
-			return fmt.Errorf("the number %s at %s: cells are text, so write it in quotes (\"%s\")", p.src[p.pos:end], p.at(start), p.src[p.pos:end])
+		case *ast.VariableDeclaratorNode:
+			declared[n.Name] = true
+		case *ast.MemberNode:
+			if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "$env" {
+				notColumn[id] = true
+				s, ok := n.Property.(*ast.StringNode)
+				if !ok {
+					return fmt.Errorf(`$env at %s: write $env["column name"]`, at(e.src, id.Location()))
+				}
+				notColumn[s] = true
+				names = append(names, named{s.Value, n.Location().From})
+			}
+		case *ast.StringNode:
+			if !notColumn[n] && backquoted(e.src, n.Location()) {
+				return fmt.Errorf("`%s` at %s is a text in expr-lang, not a column: write $env[%s] for the column, or %s for the text",
+					n.Value, at(e.src, n.Location()), strconv.Quote(n.Value), strconv.Quote(n.Value))
+			}
+		case *ast.IdentifierNode:
+			switch {
+			case notColumn[n] || declared[n.Value]:
+			case n.Value == "$env":
+				return fmt.Errorf(`$env at %s: write $env["column name"]`, at(e.src, n.Location()))
+			default:
+				names = append(names, named{n.Value, n.Location().From})
+			}
 		}
-		if r == '=' {
-			return fmt.Errorf("a single = at %s: compare with ==", p.at(start))
-		}
-		return fmt.Errorf("unexpected %q at %s", r, p.at(start))
 	}
-	p.pos += size
-	for p.pos < len(p.src) {
-		r, size := utf8.DecodeRuneInString(p.src[p.pos:])
-		if !identStart(r) && !unicode.IsDigit(r) {
-			break
+	slices.SortStableFunc(names, func(a, b named) int { return a.at - b.at })
+	for _, n := range names {
+		if !slices.Contains(e.names, n.name) {
+			e.names = append(e.names, n.name)
 		}
-		p.pos += size
-	}
-	word := p.src[start:p.pos]
-	switch word {
-	case "and":
-		p.tok = token{kind: tokPunct, text: "&&", pos: start}
-	case "or":
-		p.tok = token{kind: tokPunct, text: "||", pos: start}
-	case "not":
-		p.tok = token{kind: tokPunct, text: "!", pos: start}
-	default:
-		p.tok = token{kind: tokName, text: word, pos: start}
 	}
 	return nil
 }
 
-func identStart(r rune) bool { return r == '_' || unicode.IsLetter(r) }
+// visitor is a function as an ast.Visitor.
+type visitor func(*ast.Node)
 
-// quoted reads the literal in quotes q at p.pos: \\, \", \', \n and \t
-// are escapes, any other character stands for itself.
-func (p *exprParser) quoted(q byte) (string, error) {
-	start := p.pos
-	var b strings.Builder
-	for i := p.pos + 1; i < len(p.src); i++ {
-		switch c := p.src[i]; {
-		case c == q:
-			p.pos = i + 1
-			return b.String(), nil
-		case c == '\\' && i+1 < len(p.src):
-			i++
-			switch e := p.src[i]; e {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case '\\', '"', '\'':
-				b.WriteByte(e)
-			default:
-				return "", fmt.Errorf("unknown escape \\%c at %s (known: \\\\ \\\" \\' \\n \\t)", e, p.at(i-1))
-			}
-		default:
-			b.WriteByte(c)
+func (v visitor) Visit(n *ast.Node) { v(n) }
+
+// backquoted reports whether the literal at loc is written in backquotes.
+func backquoted(src string, loc file.Location) bool {
+	i := byteOffset(src, loc.From)
+	return i < len(src) && src[i] == '`'
+}
+
+// byteOffset is the byte offset of the rune offset r of src.
+func byteOffset(src string, r int) int {
+	for i := range src {
+		if r == 0 {
+			return i
+		}
+		r--
+	}
+	return len(src)
+}
+
+// at names an expression's place for a message.
+func at(src string, loc file.Location) string {
+	return fmt.Sprintf("character %d", min(loc.From, utf8.RuneCountInString(src))+1)
+}
+
+// exprError is an error of expr-lang on one line, with the place of
+// the expression, and a hint for the mistakes of someone used to
+// spreadsheets.
+func exprError(src string, err error) error {
+	var fe *file.Error
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if strings.Contains(fe.Message, `Operator("=")`) {
+		return fmt.Errorf("a single = at %s: compare with ==", at(src, fe.Location))
+	}
+	for _, op := range []string{"&&", "||", "and", "or"} {
+		if strings.HasPrefix(fe.Message, "invalid operation: "+op+" ") && !strings.Contains(fe.Message, "bool and bool") {
+			return fmt.Errorf("%s at %s joins booleans, not text: compare the text first (Column == \"value\")", op, at(src, fe.Location))
 		}
 	}
-	return "", fmt.Errorf("the text at %s has no closing %c", p.at(start), q)
+	return fmt.Errorf("%s at %s", fe.Message, at(src, fe.Location))
 }
 
-func (p *exprParser) punct(s string) bool { return p.tok.kind == tokPunct && p.tok.text == s }
-
-func (p *exprParser) or(depth int) (*exprNode, error) {
-	return p.binary(depth, "||", p.and)
+// numberCompared refuses a number compared with a cell: expr-lang would
+// refuse the types, or, in a list, find them unequal whatever the cell
+// holds.
+func numberCompared(src string, root ast.Node) error {
+	var err error
+	number := func(n ast.Node) (string, file.Location, bool) {
+		switch n := n.(type) {
+		case *ast.IntegerNode:
+			return strconv.Itoa(n.Value), n.Location(), true
+		case *ast.FloatNode:
+			return strconv.FormatFloat(n.Value, 'f', -1, 64), n.Location(), true
+		}
+		return "", file.Location{}, false
+	}
+	// isText is whether n is a column, a text or a call: what a map
+	// compares.
+	isText := func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.IdentifierNode, *ast.MemberNode, *ast.StringNode, *ast.BuiltinNode, *ast.CallNode:
+			return true
+		}
+		return false
+	}
+	ast.Walk(&root, visitor(func(n *ast.Node) {
+		b, ok := (*n).(*ast.BinaryNode)
+		if !ok || err != nil {
+			return
+		}
+		var others []ast.Node
+		switch b.Operator {
+		case "==", "!=":
+			if isText(b.Left) {
+				others = []ast.Node{b.Right}
+			} else if isText(b.Right) {
+				others = []ast.Node{b.Left}
+			}
+		case "in", "not in":
+			if a, ok := b.Right.(*ast.ArrayNode); ok && isText(b.Left) {
+				others = a.Nodes
+			}
+		}
+		for _, o := range others {
+			if s, loc, ok := number(o); ok {
+				err = fmt.Errorf("the number %s at %s: cells are text, so write it in quotes (%q)", s, at(src, loc), s)
+				return
+			}
+		}
+	}))
+	return err
 }
 
-func (p *exprParser) and(depth int) (*exprNode, error) {
-	return p.binary(depth, "&&", p.comparison)
+// program is an expression compiled against an export's header, and its
+// result for the row at hand.
+type program struct {
+	prog *vm.Program
+	rule string // the rule's key in the map
+	line int    // the rule's line in the map
+	col  int    // the column a problem of it names: its first, or -1
+	text string
+	b    bool
 }
 
-// binary reads operands of operand joined by op, each a boolean.
-func (p *exprParser) binary(depth int, op string, operand func(int) (*exprNode, error)) (*exprNode, error) {
-	left, err := operand(depth)
+// compile compiles e against the columns its names were found at: env
+// holds each name's cell of the row at hand.
+func (e *expression) compile(columns map[string]int) (*vm.Program, error) {
+	env := make(map[string]any, len(e.names))
+	for _, n := range e.names {
+		if _, ok := columns[n]; ok {
+			env[n] = ""
+		}
+	}
+	p, err := expr.Compile(e.src, append(slices.Clip(options), expr.Env(env), e.want.option())...)
 	if err != nil {
-		return nil, err
+		return nil, exprError(e.src, err)
 	}
-	for p.punct(op) {
-		pos := p.tok.pos
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		right, err := operand(depth)
-		if err != nil {
-			return nil, err
-		}
-		if left.kind != kindBool || right.kind != kindBool {
-			return nil, fmt.Errorf("%s at %s joins booleans, not text: compare the text first (Column == \"value\")", op, p.at(pos))
-		}
-		left = &exprNode{op: op, args: []*exprNode{left, right}, kind: kindBool}
-	}
-	return left, nil
+	return p, nil
 }
 
-func (p *exprParser) comparison(depth int) (*exprNode, error) {
-	left, err := p.unary(depth)
+// run evaluates p on env, the cells of a row, with machine m.
+func (p *program) run(m *vm.VM, env map[string]any) error {
+	out, err := m.Run(p.prog, env)
 	if err != nil {
-		return nil, err
+		return exprError(p.prog.Source().String(), err)
 	}
-	switch {
-	case p.punct("==") || p.punct("!="):
-		op, pos := p.tok.text, p.tok.pos
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		right, err := p.unary(depth)
-		if err != nil {
-			return nil, err
-		}
-		if left.kind != right.kind {
-			return nil, fmt.Errorf("%s at %s compares %s with %s", op, p.at(pos), left.kind, right.kind)
-		}
-		return &exprNode{op: op, args: []*exprNode{left, right}, kind: kindBool}, nil
-	case p.tok.kind == tokName && p.tok.text == "in":
-		pos := p.tok.pos
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		if left.kind != kindText {
-			return nil, fmt.Errorf("in at %s looks for text, not %s", p.at(pos), left.kind)
-		}
-		list, err := p.list()
-		if err != nil {
-			return nil, err
-		}
-		return &exprNode{op: "in", args: []*exprNode{left}, list: list, kind: kindBool}, nil
+	switch v := out.(type) {
+	case string:
+		p.text = v
+	case bool:
+		p.b = v
+	default:
+		return fmt.Errorf("gives %T", out)
 	}
-	return left, nil
+	return nil
 }
 
-// list reads ["a", "b", …].
-func (p *exprParser) list() ([]string, error) {
-	if !p.punct("[") {
-		return nil, fmt.Errorf("in wants a list such as [\"1000\", \"2000\"] at %s, not %s", p.at(p.tok.pos), p.tok.describe())
+// trimmedColumn is the column of an expression that is trim(column), or
+// "": writing the column's text trimmed reads back the same.
+func trimmedColumn(e *expression) string {
+	n, ok := e.tree.(*ast.BuiltinNode)
+	if !ok || n.Name != "trim" || len(n.Arguments) != 1 {
+		return ""
 	}
-	var list []string
-	for {
-		if err := p.next(); err != nil {
-			return nil, err
+	switch a := n.Arguments[0].(type) {
+	case *ast.IdentifierNode:
+		if a.Value != "$env" {
+			return a.Value
 		}
-		if p.punct("]") && len(list) == 0 {
-			break
-		}
-		if p.tok.kind != tokText {
-			return nil, fmt.Errorf("a list holds text in quotes; %s at %s", p.tok.describe(), p.at(p.tok.pos))
-		}
-		list = append(list, p.tok.text)
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		if p.punct("]") {
-			break
-		}
-		if !p.punct(",") {
-			return nil, fmt.Errorf("expected , or ] at %s, not %s", p.at(p.tok.pos), p.tok.describe())
+	case *ast.MemberNode:
+		id, ok := a.Node.(*ast.IdentifierNode)
+		s, isText := a.Property.(*ast.StringNode)
+		if ok && isText && id.Value == "$env" {
+			return s.Value
 		}
 	}
-	return list, p.next()
+	return ""
 }
 
-func (p *exprParser) unary(depth int) (*exprNode, error) {
-	if depth > maxExprDepth {
-		return nil, fmt.Errorf("the expression nests deeper than %d", maxExprDepth)
-	}
-	if p.punct("!") {
-		pos := p.tok.pos
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		n, err := p.unary(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		if n.kind != kindBool {
-			return nil, fmt.Errorf("! at %s negates a boolean, not text", p.at(pos))
-		}
-		return &exprNode{op: "!", args: []*exprNode{n}, kind: kindBool}, nil
-	}
-	return p.primary(depth)
-}
-
-func (p *exprParser) primary(depth int) (*exprNode, error) {
-	tok := p.tok
-	switch {
-	case tok.kind == tokText:
-		return &exprNode{op: "text", text: tok.text, kind: kindText}, p.next()
-	case tok.kind == tokQuoted:
-		return &exprNode{op: "column", text: tok.text, kind: kindText}, p.next()
-	case tok.kind == tokPunct && tok.text == "(":
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		n, err := p.or(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		if !p.punct(")") {
-			return nil, fmt.Errorf("expected ) at %s, not %s", p.at(p.tok.pos), p.tok.describe())
-		}
-		return n, p.next()
-	case tok.kind == tokName:
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		if p.punct("(") {
-			return p.call(tok, depth)
-		}
-		switch tok.text {
-		case "true", "false":
-			return &exprNode{op: "bool", b: tok.text == "true", kind: kindBool}, nil
-		}
-		return &exprNode{op: "column", text: tok.text, kind: kindText}, nil
-	}
-	return nil, fmt.Errorf("unexpected %s at %s", tok.describe(), p.at(tok.pos))
-}
-
-// call reads the arguments of the function name, whose ( is p.tok.
-func (p *exprParser) call(name token, depth int) (*exprNode, error) {
-	fn, ok := functions[name.text]
-	if !ok {
-		return nil, fmt.Errorf("unknown function %s at %s (the functions: %s)", name.text, p.at(name.pos), functionNames())
-	}
-	n := &exprNode{op: "call", text: name.text, kind: fn.result}
-	if err := p.next(); err != nil {
-		return nil, err
-	}
-	for !p.punct(")") {
-		if len(n.args) > 0 {
-			if !p.punct(",") {
-				return nil, fmt.Errorf("expected , or ) in %s( at %s, not %s", name.text, p.at(p.tok.pos), p.tok.describe())
-			}
-			if err := p.next(); err != nil {
-				return nil, err
-			}
-		}
-		arg, err := p.or(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		n.args = append(n.args, arg)
-	}
-	switch {
-	case fn.variadic && len(n.args) < len(fn.args):
-		return nil, fmt.Errorf("%s at %s takes at least %d arguments, not %d", name.text, p.at(name.pos), len(fn.args), len(n.args))
-	case !fn.variadic && len(n.args) != len(fn.args):
-		return nil, fmt.Errorf("%s at %s takes %d arguments, not %d", name.text, p.at(name.pos), len(fn.args), len(n.args))
-	}
-	for i, a := range n.args {
-		want := fn.args[min(i, len(fn.args)-1)]
-		if a.kind != want {
-			return nil, fmt.Errorf("argument %d of %s at %s is %s; %s takes %s", i+1, name.text, p.at(name.pos), a.kind, name.text, want)
-		}
-	}
-	return n, p.next()
-}
-
-// textFn and boolFn are expressions bound to a header: they read a row's
-// cells by their column.
-type (
-	textFn func(row []string) string
-	boolFn func(row []string) bool
-)
+// textFn is a text rule bound to a header: it reads a row's cells.
+type textFn func(row []string) string
 
 // cellFn reads the cell of column col; a row shorter than the header has
 // empty cells at its end, as a workbook leaves them out.
@@ -516,92 +397,6 @@ func cellFn(col int) textFn {
 		}
 		return ""
 	}
-}
-
-// bindText and bindBool turn n into a function of a row, its columns
-// found by column.
-func bindText(n *exprNode, column map[string]int) textFn {
-	switch n.op {
-	case "text":
-		s := n.text
-		return func([]string) string { return s }
-	case "column":
-		return cellFn(column[n.text])
-	}
-	args := make([]textFn, len(n.args))
-	for i, a := range n.args {
-		args[i] = bindText(a, column)
-	}
-	switch n.text {
-	case "trim":
-		a := args[0]
-		return func(r []string) string { return strings.TrimSpace(a(r)) }
-	case "upper":
-		a := args[0]
-		return func(r []string) string { return strings.ToUpper(a(r)) }
-	case "lower":
-		a := args[0]
-		return func(r []string) string { return strings.ToLower(a(r)) }
-	case "alpha":
-		a := args[0]
-		return func(r []string) string { return alpha(a(r)) }
-	case "replace":
-		s, old, repl := args[0], args[1], args[2]
-		return func(r []string) string {
-			if o := old(r); o != "" {
-				return strings.ReplaceAll(s(r), o, repl(r))
-			}
-			return s(r)
-		}
-	}
-	// concat
-	return func(r []string) string {
-		var b strings.Builder
-		for _, a := range args {
-			b.WriteString(a(r))
-		}
-		return b.String()
-	}
-}
-
-func bindBool(n *exprNode, column map[string]int) boolFn {
-	switch n.op {
-	case "bool":
-		b := n.b
-		return func([]string) bool { return b }
-	case "!":
-		a := bindBool(n.args[0], column)
-		return func(r []string) bool { return !a(r) }
-	case "&&":
-		a, b := bindBool(n.args[0], column), bindBool(n.args[1], column)
-		return func(r []string) bool { return a(r) && b(r) }
-	case "||":
-		a, b := bindBool(n.args[0], column), bindBool(n.args[1], column)
-		return func(r []string) bool { return a(r) || b(r) }
-	case "in":
-		a, list := bindText(n.args[0], column), n.list
-		return func(r []string) bool { return slices.Contains(list, a(r)) }
-	case "==", "!=":
-		eq := n.op == "=="
-		if n.args[0].kind == kindBool {
-			a, b := bindBool(n.args[0], column), bindBool(n.args[1], column)
-			return func(r []string) bool { return (a(r) == b(r)) == eq }
-		}
-		a, b := bindText(n.args[0], column), bindText(n.args[1], column)
-		return func(r []string) bool { return (a(r) == b(r)) == eq }
-	}
-	// A call of a function of booleans.
-	a, b := bindText(n.args[0], column), bindText(n.args[1], column)
-	switch n.text {
-	case "contains":
-		return func(r []string) bool { return strings.Contains(a(r), b(r)) }
-	case "startsWith":
-		return func(r []string) bool { return strings.HasPrefix(a(r), b(r)) }
-	case "endsWith":
-		return func(r []string) bool { return strings.HasSuffix(a(r), b(r)) }
-	}
-	// hasWord
-	return func(r []string) bool { return hasWord(a(r), b(r)) }
 }
 
 // hasWord reports whether s holds word between spaces (or at its ends),

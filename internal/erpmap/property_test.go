@@ -17,7 +17,7 @@ import (
 func TestReadAnyMapAnyRows(t *testing.T) {
 	columns := []string{"A", "B c", "Kst", "Status", "Werk", "a"}
 	cells := []string{"", "P-1", "P-2", "x", "0000004711", "REL  TECO", "CLSD", "TRUE", "nein", " 1000 ", "\u200bP", strings.Repeat("y", 101), "a\tb"}
-	exprs := []string{`trim(A)`, "concat(A, `B c`)", `A == "P-1"`, `hasWord(Status, "REL")`, `upper(Kst`, `Nope == "1"`, `A in ["P-1", "x"]`,
+	exprs := []string{`trim(A)`, `concat(A, $env["B c"])`, "`B c` == A", `A == "P-1"`, `hasWord(Status, "REL")`, `upper(Kst`, `Nope == "1"`, `A in ["P-1", "x"]`,
 		`alpha(Kst)`, `$env["B c"]`, `!`, `A && Werk`, `""`, `true`}
 	rapid.Check(t, func(t *rapid.T) {
 		pick := func(label string, from []string) string { return rapid.SampledFrom(from).Draw(t, label) }

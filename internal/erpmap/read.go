@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/expr-lang/expr/vm"
 	"github.com/wbsctl/wbsctl/internal/codeindex"
 	"github.com/wbsctl/wbsctl/internal/links"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
@@ -187,7 +188,15 @@ type binding struct {
 	header []string
 	// line is the header's row, 0 for the members of JSON objects.
 	line  int
-	where boolFn
+	where *program
+
+	// programs are the expressions of the rules other than where, run on
+	// each row where keeps; env holds the cells they name, refilled for
+	// each row from cells, one entry per name.
+	programs []*program
+	env      map[string]any
+	cells    []envCell
+	machine  vm.VM
 
 	code        boundText
 	description *boundText
@@ -208,7 +217,31 @@ type boundActive struct {
 	rule *activeRule
 	col  int
 	cell textFn
-	expr boolFn
+	expr *program
+}
+
+// envCell is a name of the expressions, the column it reads, and the
+// cell it read last, boxed: a column that repeats the row above (a
+// company code, a status) costs no allocation.
+type envCell struct {
+	name string
+	col  int
+	last any
+}
+
+// fill puts the cells of row that the expressions name into b.env.
+func (b *binding) fill(row []string) {
+	for i := range b.cells {
+		c := &b.cells[i]
+		v := ""
+		if c.col < len(row) {
+			v = row[c.col]
+		}
+		if last, _ := c.last.(string); last != v || c.last == nil {
+			c.last = v
+		}
+		b.env[c.name] = c.last
+	}
 }
 
 // bind binds m to header, the row line of t (0: the members of JSON
@@ -246,16 +279,32 @@ func (m *Map) bind(t *Table, header []string, line int) (*binding, error) {
 	for _, name := range m.header.find {
 		resolve(name, "header.find", m.header.line, false)
 	}
-	bindExpr := func(e *expression, rule string, ruleLine int) (int, bool) {
-		first, ok := -1, true
+	b.env = map[string]any{}
+	bindExpr := func(e *expression, rule string, ruleLine int) (*program, bool) {
+		p, ok := &program{rule: rule, line: ruleLine, col: -1}, true
 		for _, name := range e.names {
 			col, found := resolve(name, rule, ruleLine, true)
 			ok = ok && found
-			if first < 0 {
-				first = col
+			if p.col < 0 {
+				p.col = col
 			}
 		}
-		return first, ok
+		if !ok {
+			return nil, false
+		}
+		prog, err := e.compile(columns)
+		if err != nil {
+			problems = append(problems, MapProblem{File: m.name, Line: ruleLine, Rule: rule, Place: place, Message: err.Error()})
+			return nil, false
+		}
+		p.prog = prog
+		for _, name := range e.names {
+			if _, seen := b.env[name]; !seen {
+				b.env[name] = ""
+				b.cells = append(b.cells, envCell{name: name, col: columns[name]})
+			}
+		}
+		return p, true
 	}
 	text := func(r *textRule, entityType string) boundText {
 		bt := boundText{rule: r, entityType: entityType, col: -1}
@@ -264,8 +313,9 @@ func (m *Map) bind(t *Table, header []string, line int) (*binding, error) {
 			v := *r.value
 			bt.read = func([]string) string { return v }
 		case r.expr != nil:
-			if col, ok := bindExpr(r.expr, r.path, r.line); ok {
-				bt.col, bt.read = col, bindText(r.expr.root, columns)
+			if p, ok := bindExpr(r.expr, r.path, r.line); ok {
+				b.programs = append(b.programs, p)
+				bt.col, bt.read = p.col, func([]string) string { return p.text }
 			}
 		default:
 			if col, ok := resolve(r.column, r.path, r.line, false); ok {
@@ -279,9 +329,7 @@ func (m *Map) bind(t *Table, header []string, line int) (*binding, error) {
 		return bt
 	}
 	if m.where != nil {
-		if _, ok := bindExpr(m.where.expr, "where", m.where.line); ok {
-			b.where = bindBool(m.where.expr.root, columns)
-		}
+		b.where, _ = bindExpr(m.where.expr, "where", m.where.line)
 	}
 	b.code = text(&m.code, "")
 	if m.description != nil {
@@ -291,8 +339,9 @@ func (m *Map) bind(t *Table, header []string, line int) (*binding, error) {
 	if a := m.active; a != nil {
 		ba := &boundActive{rule: a, col: -1}
 		if a.expr != nil {
-			if col, ok := bindExpr(a.expr, "isActive", a.line); ok {
-				ba.col, ba.expr = col, bindBool(a.expr.root, columns)
+			if p, ok := bindExpr(a.expr, "isActive", a.line); ok {
+				b.programs = append(b.programs, p)
+				ba.col, ba.expr = p.col, p
 			}
 		} else if col, ok := resolve(a.column, "isActive", a.line, false); ok {
 			ba.col, ba.cell = col, cellFn(col)
@@ -497,6 +546,17 @@ func (r *reader) problem(line, col int, code, field string, ruleLine int, msg st
 	}
 }
 
+// run runs p on row, whose cells are in the binding's env, or reports
+// the row invalid.
+func (r *reader) run(row Row, p *program) bool {
+	if err := p.run(&r.b.machine, r.b.env); err != nil {
+		r.res.Counts.Invalid++
+		r.problem(row.Line, p.col, "", p.rule, p.line, "the expression fails: "+err.Error())
+		return false
+	}
+	return true
+}
+
 // row maps one row below the header.
 func (r *reader) row(row Row) {
 	b, c := r.b, &r.res.Counts
@@ -516,9 +576,22 @@ func (r *reader) row(row Row) {
 		r.problem(row.Line, -1, "", "", b.m.header.line, fmt.Sprintf("has %d cells, the header %d: a delimiter inside a cell that is not in quotes shifts the cells after it", len(cells), len(b.header)))
 		return
 	}
-	if b.where != nil && !b.where(cells) {
-		c.Filtered++
-		return
+	if len(b.cells) > 0 {
+		b.fill(cells)
+	}
+	if b.where != nil {
+		if !r.run(row, b.where) {
+			return
+		}
+		if !b.where.b {
+			c.Filtered++
+			return
+		}
+	}
+	for _, p := range b.programs {
+		if !r.run(row, p) {
+			return
+		}
 	}
 	index := len(r.recs)
 	rec := wbsfile.Record{Line: int32(row.Line), Code: strings.Clone(b.code.read(cells))}
@@ -594,7 +667,7 @@ func (a *boundActive) msgLine() int {
 func (r *reader) activeOf(a *boundActive, cells []string) (v, stated bool, problem string) {
 	rule := a.rule
 	if a.expr != nil {
-		return a.expr(cells), true, ""
+		return a.expr.b, true, ""
 	}
 	cell := a.cell(cells)
 	if len(rule.entries) == 0 {

@@ -13,7 +13,7 @@ import (
 // by Parse and Read.
 func Schema() []byte {
 	column := map[string]any{"description": "a column's name, as the header shows it", "type": "string", "minLength": 1}
-	expr := map[string]any{"description": "an expression of the row's cells; functions: " + functionNames(), "type": "string", "minLength": 1}
+	expr := map[string]any{"description": "an expression of expr-lang (https://expr-lang.org) of the row's cells, each a column of text, $env[\"PSP-Element\"] where an identifier cannot spell the name; functions: " + functionNames(), "type": "string", "minLength": 1}
 	text := func(what string, value bool) map[string]any {
 		props := map[string]any{
 			"column": column,
@@ -91,13 +91,27 @@ func Schema() []byte {
 }
 
 // Functions describes the functions of expressions, a line each, for
-// help texts.
+// help texts: this package's and the builtins of expr-lang that maps
+// use most.
 func Functions() string {
-	names := strings.Split(functionNames(), ", ")
-	slices.Sort(names)
-	lines := make([]string, len(names))
-	for i, n := range names {
-		lines[i] = fmt.Sprintf("  %-11s %s", n, functions[n].doc)
+	type line struct{ name, doc string }
+	lines := []line{
+		{"trim", "the text without the spaces around it (expr-lang)"},
+		{"upper", "the text in upper case (expr-lang)"},
+		{"lower", "the text in lower case (expr-lang)"},
+		{"replace", "replace(s, old, new): s with every old replaced by new (expr-lang)"},
 	}
-	return strings.Join(lines, "\n")
+	for _, f := range functions {
+		lines = append(lines, line{f.name, f.doc})
+	}
+	slices.SortFunc(lines, func(a, b line) int { return strings.Compare(a.name, b.name) })
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = fmt.Sprintf("  %-11s %s", l.name, l.doc)
+	}
+	return strings.Join(out, "\n") + `
+and expr-lang's other builtins and operators (https://expr-lang.org):
+s contains part, s startsWith prefix, s endsWith suffix, s matches
+regexp, split, trimPrefix, … A column whose name an identifier cannot
+spell is $env["PSP-Element"].`
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/expr-lang/expr/conf"
 )
 
 // A suggestion recognises the columns that SAP, Oracle EBS, Dynamics 365
@@ -470,20 +472,23 @@ func plainSafe(s string) bool {
 }
 
 // exprName is a column's name in an expression: as it is where an
-// identifier can spell it, else in backquotes, else as $env["…"].
+// identifier can spell it and it is no word of expr-lang's, else as
+// $env["…"].
 func exprName(name string) string {
 	plain := name != ""
 	for i, r := range name {
-		plain = plain && (identStart(r) || i > 0 && unicode.IsDigit(r))
+		plain = plain && (r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r))
 	}
-	switch {
-	case plain && !slices.Contains([]string{"and", "or", "not", "in", "true", "false"}, name):
-		return name
-	case !strings.Contains(name, "`"):
-		return "`" + name + "`"
+	if plain && !slices.Contains(exprWords, name) && !slices.ContainsFunc(functions, func(f function) bool { return f.name == name }) {
+		if _, builtin := conf.CreateNew().Builtins[name]; !builtin {
+			return name
+		}
 	}
 	return "$env[" + exprText(name) + "]"
 }
+
+// exprWords are the words expr-lang reads as its own, not as a name.
+var exprWords = []string{"and", "or", "not", "in", "matches", "contains", "startsWith", "endsWith", "let", "if", "else", "true", "false", "nil"}
 
 // exprText is s as a text literal of an expression.
 func exprText(s string) string {

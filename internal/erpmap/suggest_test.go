@@ -59,7 +59,7 @@ func TestSuggestRecognisesERPColumns(t *testing.T) {
 				"(Daten row 4)", "map: {DLFL: false, CLSD: false, TECO: false, REL: true, PREL: true, CRTD: true}", "# also in the column: AUC, SETC"}},
 		{"SAP text, English", func(t *testing.T) *Table { return tableOf(t, readFixture(t, "sap-export-en.txt"), wbsfile.FormatCSV) },
 			suggested{"WBS Element", "Description", "System Status", true, sapOrgs("Company Code", "Profit Center", "Plant", "Cost Center (alpha)")},
-			[]string{"header: {find: [WBS Element, Description]}", "(line 4)", "`Company Code` == \"1000\"", "#   Person Responsible"}},
+			[]string{"header: {find: [WBS Element, Description]}", "(line 4)", `$env["Company Code"] == "1000"`, "#   Person Responsible"}},
 		{"SAP technical names", func(t *testing.T) *Table {
 			return tableOf(t, []byte("POSID,POST1,PBUKR,PRCTR,WERKS,KOSTL\nP-1,x,1000,0000001010,1100,4711\n"), wbsfile.FormatCSV)
 		},
@@ -76,8 +76,8 @@ func TestSuggestRecognisesERPColumns(t *testing.T) {
 		{"Business Central", func(t *testing.T) *Table {
 			return tableOf(t, []byte("Job No.;Job Task No.;Description;Job Task Type;Global Dimension 1 Code\nJ-1;1000;Design;Posting;SALES\nJ-1;2000;Total;Total;\n"), wbsfile.FormatCSV)
 		},
-			suggested{"expr concat(`Job No.`, \"-\", `Job Task No.`)", "Description", "", false, map[string]string{}},
-			[]string{"# where: '`Job Task Type` == \"Posting\"'", "(Job Task Type: Posting, Total)", "#   Global Dimension 1 Code", "# organizations:"}},
+			suggested{`expr concat($env["Job No."], "-", $env["Job Task No."])`, "Description", "", false, map[string]string{}},
+			[]string{`# where: '$env["Job Task Type"] == "Posting"'`, "(Job Task Type: Posting, Total)", "#   Global Dimension 1 Code", "# organizations:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,12 +144,12 @@ func TestSuggestPlaceholders(t *testing.T) {
 // Names that YAML or an expression would read otherwise are quoted.
 func TestSuggestQuoting(t *testing.T) {
 	for _, tt := range []struct{ in, yaml, expr string }{
-		{"PSP-Element", "PSP-Element", "`PSP-Element`"},
-		{"Job No.", "Job No.", "`Job No.`"},
-		{"true", `"true"`, "`true`"},
-		{"1000", `"1000"`, "`1000`"},
-		{"a: b", `"a: b"`, "`a: b`"},
-		{"#x", `"#x"`, "`#x`"},
+		{"PSP-Element", "PSP-Element", `$env["PSP-Element"]`},
+		{"Job No.", "Job No.", `$env["Job No."]`},
+		{"true", `"true"`, `$env["true"]`},
+		{"1000", `"1000"`, `$env["1000"]`},
+		{"a: b", `"a: b"`, `$env["a: b"]`},
+		{"#x", `"#x"`, `$env["#x"]`}, {"trim", "trim", `$env["trim"]`}, {"startsWith", "startsWith", `$env["startsWith"]`},
 		{"a`b", "\"a`b\"", "$env[\"a`b\"]"},
 		{"Kostenstelle", "Kostenstelle", "Kostenstelle"},
 	} {

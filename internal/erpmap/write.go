@@ -115,16 +115,6 @@ func (m *Map) Writer() (*Writer, error) {
 	return w, nil
 }
 
-// trimmedColumn is the column of an expression that is trim(column), or
-// "": writing the column's text trimmed reads back the same.
-func trimmedColumn(e *expression) string {
-	n := e.root
-	if n.op == "call" && n.text == "trim" && len(n.args) == 1 && n.args[0].op == "column" {
-		return n.args[0].text
-	}
-	return ""
-}
-
 // activeWord is the cell that reads back as active: the first word of
 // the map giving it, or the empty cell its else gives, or true or false
 // for a column read as a boolean.
