@@ -51,6 +51,8 @@ type Client struct {
 	// exchange, for ExchangeToken (nil without WithCredentials).
 	auth     *tokens
 	exchange *exchangeTokenSource
+	// secretForms holds what redact removes.
+	secretForms secretForms
 
 	clientID, clientSecret, staticToken string
 	source                              TokenSource
@@ -133,7 +135,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		SetDisableWarn(true).
 		SetRetryCount(0) // retries are ours: see retry.go
 	c.auth, c.exchange = c.tokenSources()
-	c.WBSElements = &WBSElementsService{c: c}
+	c.WBSElements = &WBSElementsService{c: c, elements: c.endpoint("v1", "wbs-elements")}
 	c.Flows = &FlowsService{c: c}
 	return c, nil
 }
@@ -195,21 +197,24 @@ func (c *Client) CloseIdleConnections() { c.rc.GetClient().CloseIdleConnections(
 type onlyOnce struct{ base http.RoundTripper }
 
 func (t onlyOnce) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if r.Body == nil || r.Body == http.NoBody {
-		switch r.Method {
+	// A round tripper must not change the request it is given: the copy
+	// differs in its body alone, and shares the rest, which net/http
+	// only reads.
+	once := *r
+	if once.Body == nil || once.Body == http.NoBody {
+		switch once.Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 			// net/http reads it first, finds it empty, and sends
 			// no body.
-			r.Body = emptyBody{}
+			once.Body = emptyBody{}
 		default:
-			if r.Header.Get("Idempotency-Key") != "" || r.Header.Get("X-Idempotency-Key") != "" {
-				r.Body = emptyBody{} // sent as an empty chunked body
+			if once.Header.Get("Idempotency-Key") != "" || once.Header.Get("X-Idempotency-Key") != "" {
+				once.Body = emptyBody{} // sent as an empty chunked body
 			}
 		}
 	}
-	r.GetBody = nil
-	return t.base.RoundTrip(r)
+	once.GetBody = nil
+	return t.base.RoundTrip(&once)
 }
 
 // CloseIdleConnections closes the idle connections of the transport

@@ -1,9 +1,8 @@
 package sdk
 
-// decodePage (one pass over the body with a json.Decoder, data
-// fingerprinted by its bytes) beside a bare json.Unmarshal of the same
-// page of 50 into a struct, which neither checks the envelope nor
-// fingerprints the page:
+// decodePage (json.Unmarshal of the envelope, data fingerprinted by its
+// bytes) beside a bare json.Unmarshal of the same page of 50 into a
+// struct, which neither checks the envelope nor fingerprints the page:
 //
 //	go test -run '^$' -bench DecodePage -benchmem ./sdk
 

@@ -257,9 +257,10 @@ func (rt handlerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error)
 	return resp, nil
 }
 
-// FuzzDecodePageAgainstUnmarshal checks the one-pass page decoder against
-// the plain reading of the envelope with json.Unmarshal: the same bodies
-// are accepted, with the same items, hits, next and fingerprint.
+// FuzzDecodePageAgainstUnmarshal checks the page decoder, which finds the
+// data member's bytes by itself, against the plain reading of the
+// envelope with json.Unmarshal: the same bodies are accepted, with the
+// same items, hits, next and fingerprint.
 func FuzzDecodePageAgainstUnmarshal(f *testing.F) {
 	for _, s := range []string{
 		`{"data":[{"wbsElementCode":"A","description":null,"isActive":true}],"hits":1,"next":null}`,
@@ -267,6 +268,8 @@ func FuzzDecodePageAgainstUnmarshal(f *testing.F) {
 		`{"data":[{"wbsElementCode":"A"}],"data":[],"next":3}`, ` {"data" : null } `,
 		`{"data":[]} {}`, `["data",[]]`, `{"data":[1],"data":[]}`, `{"data":[],"data":{}}`,
 		`{"data":[{"wbsElementCode":"A","description":"x","isActive":true}],"data":[{"wbsElementCode":"B"}]}`, `{"data":[1,2]}`, `{"hits":1,"next":{}}`, `{"data":[`, `{"data":[]`,
+		`{"d\u0061ta":[{"wbsElementCode":"A\"}]"}],"x":{"data":[1]},"y":["data",{"data":2}],"z":"\\","Data":[]}`,
+		"{\n\t\"next\" :\t\"a\\\\\" , \"data\"\n:\n[ ]\n}\n", `{"data":[{"isActive":"no"}],"data":[{"isActive":false}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -286,7 +289,7 @@ func FuzzDecodePageAgainstUnmarshal(f *testing.F) {
 			want = json.Unmarshal(env.Data, &data)
 		}
 		if (err == nil) != (want == nil) {
-			t.Fatalf("one pass: %v; json.Unmarshal: %v", err, want)
+			t.Fatalf("decodePage: %v; json.Unmarshal: %v", err, want)
 		}
 		if err != nil {
 			return

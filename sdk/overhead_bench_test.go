@@ -3,8 +3,9 @@ package sdk_test
 // The SDK's own cost per call, without a server or a network: the same
 // call made through the SDK and through a plain net/http client, both over
 // a transport that answers from memory. What remains between the two is
-// the client's work (validation, JSON, headers, retry and rate
-// bookkeeping, resty), which a real server and network only hide.
+// the client's work (validation, JSON, headers, the per-attempt timeout,
+// retry and rate bookkeeping, the page's fingerprint), which a real server
+// and network only hide.
 //
 //	go test -run '^$' -bench Overhead -benchmem -count 5 ./sdk
 

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -245,76 +244,44 @@ func (p *Page[T]) NextCursor() (Cursor, bool) {
 	return o.Cursor, true
 }
 
-// decodePage reads a list envelope (spec 2.3) in one pass over the body:
-// data is decoded where it lies and fingerprinted by its bytes, without a
-// copy to decode again. Members other than data may be missing or of
-// another plausible type (hits as a string, next as a number); they are
-// then read as well as they can be, since they steer the iteration but
-// carry no data. Member names match as encoding/json matches them (case
-// folded, the last of a repeated member wins), and anything after the
-// object is an error, as json.Unmarshal has it.
+// decodePage reads a list envelope (spec 2.3). Members other than data
+// may be missing or of another plausible type (hits as a string, next as
+// a number); they are then read as well as they can be, since they steer
+// the iteration but carry no data. Member names match as encoding/json
+// matches them (case folded, the last of a repeated member wins), and
+// anything after the object is an error, as json.Unmarshal has it.
 func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
 	if err := jsonPrelude(body, true); err != nil {
 		return nil, err
 	}
-	p := &Page[T]{PageNumber: number, url: u}
-	var hits, next json.RawMessage
-	var data []byte
-	var dataErr error // a data of the wrong type; a later data may replace it
-	dec := json.NewDecoder(bytes.NewReader(body))
-	fail := func(err error) error {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return fmt.Errorf("the JSON is cut short after %d bytes", len(body))
-		}
-		return errors.New(jsonErrorText(err))
-	}
-	if t, err := dec.Token(); err != nil {
-		return nil, fail(err)
-	} else if t != json.Delim('{') {
+	if bytes.TrimSpace(body)[0] != '{' {
 		return nil, errors.New("the body is not a JSON object")
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fail(err)
-		}
-		name, _ := t.(string)
-		switch {
-		case strings.EqualFold(name, "data"):
-			start := dec.InputOffset()
-			p.Data = nil
-			dataErr = dec.Decode(&p.Data)
-			var typ *json.UnmarshalTypeError
-			if dataErr != nil && !errors.As(dataErr, &typ) {
-				return nil, fail(dataErr)
-			}
-			// The raw value, without the colon and space before it.
-			data = bytes.TrimSpace(bytes.TrimLeft(body[start:dec.InputOffset()], ": \t\r\n"))
-		case strings.EqualFold(name, "hits"):
-			err = dec.Decode(&hits)
-		case strings.EqualFold(name, "next"):
-			err = dec.Decode(&next)
-		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
-		}
-		if err != nil {
-			return nil, fail(err)
-		}
+	var envelope struct {
+		Data       []T
+		Hits, Next json.RawMessage
 	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return nil, fail(err)
+	err := json.Unmarshal(body, &envelope)
+	var typeErr *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &typeErr) {
+		return nil, errors.New(jsonErrorText(err))
 	}
-	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
-		return nil, fmt.Errorf("invalid JSON at byte %d", dec.InputOffset()+1)
-	}
+	data, repeated := dataMember(body)
 	if data == nil {
 		// Some other JSON object, not a list that happens to be empty.
 		return nil, errors.New("the answer has no data member")
 	}
-	if dataErr != nil {
-		return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(dataErr))
+	if err != nil || repeated {
+		// Only data has a type that can be wrong. The last data is the
+		// page's, decoded alone: one before it would leave its items
+		// and its errors in a decoding of the whole.
+		envelope.Data = nil
+		if err := json.Unmarshal(data, &envelope.Data); err != nil {
+			return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(err))
+		}
 	}
+	p := &Page[T]{Data: envelope.Data, PageNumber: number, url: u}
+	hits, next := envelope.Hits, envelope.Next
 	// The data alone identifies a page that repeats: the envelope's other
 	// members may legitimately differ between two reads of the same page.
 	p.fingerprint = sha256.Sum256(data)
@@ -337,6 +304,77 @@ func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
 		}
 	}
 	return p, nil
+}
+
+// dataMember returns the value of the member data of obj, a valid JSON
+// object, as the bytes it stands in, and whether obj has more than one
+// (the last counts, as for encoding/json). Names are case folded, as
+// encoding/json matches them.
+func dataMember(obj []byte) (data []byte, repeated bool) {
+	rest := obj[bytes.IndexByte(obj, '{')+1:]
+	for {
+		rest = bytes.TrimLeft(rest, ", \t\r\n")
+		if rest[0] == '}' {
+			return data, repeated
+		}
+		n := jsonValueLen(rest)
+		name := rest[:n]
+		rest = bytes.TrimLeft(rest[n:], ": \t\r\n")
+		n = jsonValueLen(rest)
+		if isDataName(name) {
+			repeated = repeated || data != nil
+			data = rest[:n]
+		}
+		rest = rest[n:]
+	}
+}
+
+// isDataName reports whether the member name name, a JSON string, is
+// data to encoding/json.
+func isDataName(name []byte) bool {
+	if bytes.IndexByte(name, '\\') < 0 {
+		return bytes.EqualFold(name[1:len(name)-1], []byte("data"))
+	}
+	var s string
+	return json.Unmarshal(name, &s) == nil && strings.EqualFold(s, "data")
+}
+
+// jsonValueLen is the length of the JSON value v starts with, in valid
+// JSON.
+func jsonValueLen(v []byte) int {
+	switch v[0] {
+	case '"':
+		return jsonStringLen(v)
+	case '{', '[':
+		depth := 0
+		for i := 0; i < len(v); i++ {
+			switch v[i] {
+			case '"':
+				i += jsonStringLen(v[i:]) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	// A number, true, false or null, within an object.
+	return bytes.IndexAny(v, ",}] \t\r\n")
+}
+
+// jsonStringLen is the length of the JSON string v starts with, quotes
+// included.
+func jsonStringLen(v []byte) int {
+	for i := 1; ; i++ {
+		switch v[i] {
+		case '\\':
+			i++ // the escaped byte
+		case '"':
+			return i + 1
+		}
+	}
 }
 
 // pager fetches the pages of one list.

@@ -32,14 +32,12 @@ type Rate struct {
 // ParseRate reads the rate headers of an answer received at now. A header
 // that is missing, negative or unreadable is absent in the result.
 func ParseRate(h http.Header, now time.Time) Rate {
-	// The names are written in their canonical form (Ratelimit, not
-	// RateLimit), which Header.Get then looks up without rewriting them.
-	prefix := "Ratelimit-"
-	if h.Get("Ratelimit-Limit") == "" && h.Get("Ratelimit-Remaining") == "" && h.Get("Ratelimit-Reset") == "" {
-		prefix = "X-Ratelimit-"
+	names := rateHeaders[0]
+	if firstValue(h, names.limit) == "" && firstValue(h, names.remaining) == "" && firstValue(h, names.reset) == "" {
+		names = rateHeaders[1]
 	}
-	r := Rate{Limit: headerInt(h, prefix+"Limit"), Remaining: headerInt(h, prefix+"Remaining")}
-	if s, ok := headerSeconds(h, prefix+"Reset"); ok {
+	r := Rate{Limit: headerInt(h, names.limit), Remaining: headerInt(h, names.remaining)}
+	if s, ok := headerSeconds(h, names.reset); ok {
 		if s >= 1e9 {
 			// Some servers send the end of the window as a Unix time.
 			r.Reset = time.Unix(0, 0).Add(fromSeconds(s))
@@ -47,7 +45,7 @@ func ParseRate(h http.Header, now time.Time) Rate {
 			r.Reset = now.Add(fromSeconds(s))
 		}
 	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+	if v := strings.TrimSpace(firstValue(h, "Retry-After")); v != "" {
 		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
 			r.RetryAfter, r.HasRetryAfter = fromSeconds(s), true
 		} else if t, err := http.ParseTime(v); err == nil {
@@ -55,6 +53,24 @@ func ParseRate(h http.Header, now time.Time) Rate {
 		}
 	}
 	return r
+}
+
+// rateHeaders are the names of the RateLimit headers, in the standard
+// spelling and in the X- one, in canonical form (Ratelimit, not
+// RateLimit), as net/http keeps a header's name.
+var rateHeaders = [2]struct{ limit, remaining, reset string }{
+	{"Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset"},
+	{"X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"},
+}
+
+// firstValue is h.Get(name) for a name in canonical form, looked up as it
+// is: every answer's headers are read, and Get would check and rewrite
+// each name first.
+func firstValue(h http.Header, name string) string {
+	if vs := h[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
 }
 
 // Exhausted reports whether the answer says that no request is left in the
@@ -97,7 +113,7 @@ func (r Rate) WaitAfter(status int, now time.Time) time.Duration {
 }
 
 func headerSeconds(h http.Header, name string) (float64, bool) {
-	v := strings.TrimSpace(h.Get(name))
+	v := strings.TrimSpace(firstValue(h, name))
 	if v == "" {
 		return 0, false
 	}

@@ -231,7 +231,8 @@ func (c *Client) rawRequest(r *RawRequest) (*request, error) {
 		return nil, refuse("%q is not an HTTP method", r.Method)
 	}
 	if r.Body != nil && (method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions) {
-		// resty drops it without a word.
+		// Its body means nothing there (RFC 9110), and a server or
+		// proxy may drop it without a word.
 		return nil, refuse("a %s carries no body", method)
 	}
 	for name, values := range r.Header {

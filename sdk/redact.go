@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -24,14 +25,8 @@ const redacted = "[REDACTED]"
 // it reads as a word ("the secret is wrong"), unless it stands as a
 // value: after =, : or a quote, after Bearer, or at the start of the text.
 func (c *Client) redact(s string) string {
-	secrets := c.secrets()
-	// Longest first: a secret inside a longer one would otherwise leave
-	// the rest of the longer one in the text.
-	slices.SortFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	for _, secret := range secrets {
-		if secret != "" {
-			s = redactWhole(s, secret)
-		}
+	for _, secret := range c.secrets() {
+		s = redactWhole(s, secret)
 	}
 	return s
 }
@@ -134,15 +129,35 @@ func (c *Client) redactErr(err error) error {
 	return err
 }
 
-// secrets are the texts redact removes: the client secret, the static
-// token and the tokens the client was issued. Each comes with the forms a
-// JSON encoder may echo it in: escaped as a
-// JSON string (quotes, backslashes, controls, and <, > and & as \u003c and
-// the like, as Go's encoder writes them), and with / as \/ (as PHP's and
-// others' do).
+// secretForms holds the texts secrets derives, and the count of tokens
+// the client had been issued (tokens.added) when it derived them.
+type secretForms struct {
+	mu      sync.Mutex
+	derived bool
+	added   int
+	// forms is never changed, only replaced: callers range over it
+	// without the lock.
+	forms []string
+}
+
+// secrets returns the texts redact removes: the client secret, the static
+// token and the tokens the client was issued, longest first (a secret
+// inside a longer one would otherwise leave the rest of the longer one in
+// the text). Each comes with the forms a JSON encoder may echo it in:
+// escaped as a JSON string (quotes, backslashes, controls, and <, > and &
+// as \u003c and the like, as Go's encoder writes them), and with / as \/
+// (as PHP's and others' do). They are derived again only once the client
+// was issued another token.
 func (c *Client) secrets() []string {
+	f := &c.secretForms
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.derived && f.added == c.auth.addedCount() {
+		return f.forms
+	}
+	issued, added := c.auth.knownTokens()
 	var out []string
-	for _, s := range append([]string{c.clientSecret, c.staticToken}, c.auth.knownTokens()...) {
+	for _, s := range append([]string{c.clientSecret, c.staticToken}, issued...) {
 		if s == "" {
 			continue
 		}
@@ -155,6 +170,8 @@ func (c *Client) secrets() []string {
 			}
 		}
 	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	f.derived, f.added, f.forms = true, added, out
 	return out
 }
 

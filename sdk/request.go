@@ -272,7 +272,9 @@ func (c *Client) attempt(ctx context.Context, req *request, tok Token, attempt i
 	// that quotes them.
 	for _, k := range correlationHeaders {
 		if v := hr.Header.Get(k); v != "" {
-			hr.Header.Set(k, c.redact(v))
+			if r := c.redact(v); r != v {
+				hr.Header.Set(k, r)
+			}
 		}
 	}
 	limit := cmp.Or(req.maxBody, maxSuccessBody)

@@ -87,6 +87,9 @@ type tokens struct {
 
 	mu     sync.Mutex
 	issued []string
+	// added counts the tokens added to issued, so that what is derived
+	// from issued is derived again only once it changed.
+	added int
 }
 
 // token returns a token for the next attempt.
@@ -115,14 +118,26 @@ func (t *tokens) keep(ctx context.Context, tok Token) error {
 func (t *tokens) remember(tok string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.issued = rememberToken(t.issued, tok, maxIssued)
+	if !slices.Contains(t.issued, tok) {
+		t.issued = rememberToken(t.issued, tok, maxIssued)
+		t.added++
+	}
 }
 
-// knownTokens are the tokens the client handed out, for redaction.
-func (t *tokens) knownTokens() []string {
+// knownTokens are the tokens the client handed out, for redaction, and
+// the count of tokens added when they were read.
+func (t *tokens) knownTokens() ([]string, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return slices.Clone(t.issued)
+	return slices.Clone(t.issued), t.added
+}
+
+// addedCount is the count of tokens added to those handed out: what was
+// derived from knownTokens at the same count is still up to date.
+func (t *tokens) addedCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.added
 }
 
 // staticTokenSource hands out the token of WithAccessToken; it has no

@@ -8,11 +8,17 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"net/url"
 )
 
 // WBSElementsService holds the operations of the groups "WBS Elements" and
 // "WBS Elements Relationships" (spec 4).
-type WBSElementsService struct{ c *Client }
+type WBSElementsService struct {
+	c *Client
+	// elements is the URL of the element list, where a create goes too;
+	// shared by every call, it is never changed.
+	elements *url.URL
+}
 
 // Create creates a WBS element with its business organizations (operation
 // 1). The request is checked against the spec's limits first.
@@ -29,7 +35,7 @@ func (s *WBSElementsService) Create(ctx context.Context, req *CreateWBSElementRe
 		return nil, err
 	}
 	return s.c.acknowledged(ctx, &request{
-		op: opCreate, method: "POST", url: s.c.endpoint("v1", "wbs-elements"), code: req.Code,
+		op: opCreate, method: "POST", url: s.elements, code: req.Code,
 	}, req)
 }
 
@@ -82,7 +88,7 @@ func (s *WBSElementsService) elementPager(opts *ListOptions, pageSize int) (*pag
 		return nil, 0, err
 	}
 	p := &pager[WBSElement]{
-		c: s.c, op: opList, base: s.c.endpoint("v1", "wbs-elements"), size: cmp.Or(o.PageSize, pageSize),
+		c: s.c, op: opList, base: s.elements, size: cmp.Or(o.PageSize, pageSize),
 		maxPages: o.MaxPages, emptyOn404: true,
 	}
 	p.resume(o.Cursor)
