@@ -37,6 +37,9 @@ const formatMarker = "\u2063wbsctl:format\u2063"
 // the value.
 const hiddenMarker = "\u2063wbsctl:hidden\u2063"
 
+// markerStart begins each marker: a cell without it holds none.
+const markerStart = "\u2063wbsctl:"
+
 // sheetPlace names the cells of the sheet read.
 type sheetPlace struct {
 	name string // quoted as a reference needs it
@@ -160,7 +163,8 @@ func (p *parser) xlsx(data []byte) []Record {
 	var t *table
 	cells := 0
 	done, limited := false, false // the rows after are not read, or past maxWorkbookCells
-	facts, err := readSheet(rc, wb.sst, wb.styles, func(row int, cols []string, bad error) {
+	size := int64(f.UncompressedSize64)
+	facts, err := readSheet(rc, wb.sst, wb.styles, func(row int, cols []string, read int64, bad error) {
 		switch {
 		case done:
 			return
@@ -202,6 +206,9 @@ func (p *parser) xlsx(data []byte) []Record {
 		if p.refuseDates(row, cols, t) {
 			return
 		}
+		if n := len(t.recs); n == cap(t.recs) && n >= estimateAfter {
+			t.reserve(expectedRecords(n, read, size))
+		}
 		t.add(row, cols)
 	})
 	if err == nil && facts.highest >= wb.sst.len() {
@@ -235,6 +242,41 @@ func (p *parser) xlsx(data []byte) []Record {
 	return t.records()
 }
 
+// A sheet does not say how many rows it has (excelize's stream writer
+// states a dimension of A1 alone), so the table of a workbook is sized by
+// an estimate: once estimateAfter records are read, and again whenever
+// they fill the table, from the records the bytes read so far gave. An
+// array grown by append instead would be copied at each step, and the
+// arrays the records point into would all be kept.
+const estimateAfter = 1024
+
+// expectedRecords is the records a sheet part of size bytes is expected to
+// give in all, when its first read bytes gave recs: in proportion, and a
+// sixteenth more, since the numbers of the rows and of what they hold grow
+// longer down the sheet. No more than a sheet has rows; a part whose size
+// lies is refused at its end.
+func expectedRecords(recs int, read, size int64) int {
+	n := int64(recs) * size / max(read, 1)
+	return int(min(n+n/16, maxSheetRows))
+}
+
+// reserve makes room in the table for n records in all. The records
+// point into descriptions and actives: where those are full a new array
+// is begun, and the old one stays as it is.
+func (t *table) reserve(n int) {
+	more := n - len(t.recs)
+	if more <= cap(t.recs)-len(t.recs) {
+		return
+	}
+	t.recs = slices.Grow(t.recs, more)
+	if slices.Contains(t.cols, "description") && cap(t.descriptions)-len(t.descriptions) < more {
+		t.descriptions = make([]string, 0, more)
+	}
+	if slices.Contains(t.cols, "active") && cap(t.actives)-len(t.actives) < more {
+		t.actives = make([]bool, 0, more)
+	}
+}
+
 // hiddenRowsNote says which rows of the sheet read are hidden: they are
 // read all the same, as the file holds them.
 func hiddenRowsNote(sheet string, facts sheetFacts) string {
@@ -264,6 +306,9 @@ var (
 func (p *parser) refuseDates(row int, cols []string, t *table) bool {
 	found := false
 	for i, c := range cols {
+		if !strings.Contains(c, markerStart) {
+			continue
+		}
 		field := fieldNames[t.cols[i]]
 		switch {
 		case strings.Contains(c, dateMarker):

@@ -2,6 +2,8 @@ package wbsfile
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -28,7 +30,7 @@ func sheetRows(t *testing.T, data []byte) [][]string {
 	}
 	defer rc.Close()
 	var rows [][]string
-	_, err = readSheet(rc, wb.sst, wb.styles, func(row int, cols []string, bad error) {
+	_, err = readSheet(rc, wb.sst, wb.styles, func(row int, cols []string, _ int64, bad error) {
 		if bad != nil {
 			t.Fatalf("row %d: %v", row, bad)
 		}
@@ -142,6 +144,7 @@ func TestSheetXML(t *testing.T) {
 		{"two sheetData elements", `</sheetData><sheetData>` + inline(2, "X-1", "b"), "", "holds two sheetData elements"},
 		{"a hexadecimal number", `<row r="2"><c r="A2"><v>0x1p-2</v></c></row>`, "", `WBS!A2: holds "0x1p-2", which a spreadsheet does not show as a number`},
 		{"a style that is not a number", `<row r="2"><c r="A2" s="x" t="inlineStr"><is><t>X-1</t></is></c></row>`, "", `WBS!A2: has the style "x"`},
+		{"a style that is not a number, then a reference XML does not have", `<row r="2"><c r="A2" s="x" t="inlineStr"><is><t>X&nbsp;1</t></is></c></row>`, "", `WBS!A2: has the style "x"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			file := parseXLSX(t, withSheet(t, sheetXML(header+tt.row2)), ReadOptions{})
@@ -170,11 +173,105 @@ func TestSheetTextRunBound(t *testing.T) {
 	}
 }
 
+// A cell read at once, its content and end in the buffer, is bounded as
+// its tokens are: a text just within the bound reads, one past it does
+// not.
+func TestLeafContentRunBound(t *testing.T) {
+	for _, n := range []int{maxTextRun - len("t>"), maxTextRun - len("t>") + 1} {
+		sc := newXMLScanner(strings.NewReader(`<c><is><t>` + strings.Repeat("x", n) + `</t></is></c>`))
+		sc.buf = make([]byte, 2*maxTextRun) // the whole cell at once
+		if tok, err := sc.next(); tok != xmlStart || err != nil {
+			t.Fatal(tok, err)
+		}
+		text, ok, err := sc.leafContent(nil, "<is><t>", "</t></is>")
+		if tooLong := err == errTextTooLong; tooLong != (n > maxTextRun-len("t>")) || !tooLong && (!ok || len(text) != n) {
+			t.Errorf("a text of %d bytes: read %v, %v", n, ok, err)
+		}
+	}
+}
+
 // A line break is read as "\n", however the part writes it.
 func TestSheetLineBreaks(t *testing.T) {
 	data := withSheet(t, sheetXML(inline(1, "wbsElementCode", "description")+
 		"<row r=\"2\"><c r=\"A2\" t=\"inlineStr\"><is><t>X-1</t></is></c><c r=\"B2\" t=\"inlineStr\"><is><t>a\r\nb\rc\nd</t></is></c></row>"))
 	if rows := sheetRows(t, data); len(rows) != 2 || len(rows[1]) != 2 || rows[1][1] != "a\nb\nc\nd" {
 		t.Fatalf("%q", rows)
+	}
+}
+
+// cellShapes is a row of cells in the shapes sheets hold them: those the
+// reader reads at once (a value, an inline string of one text) and those
+// it reads a token at a time. The shapes rotate through the columns, and
+// a text of a length the row gives moves them through a buffer.
+func cellShapes(row int) string {
+	shapes := []string{
+		`<c r="%[1]s" t="inlineStr"><is><t>X-%[2]d</t></is></c>`,
+		`<c r="%[1]s" t="inlineStr"><is><t xml:space="preserve"> a %[2]d </t></is></c>`,
+		`<c r="%[1]s" t="inlineStr"><is><t>a &amp; b &#x41; %[3]s</t></is></c>`,
+		`<c r="%[1]s" t="inlineStr"><is><t><![CDATA[<x>]]>%[3]s</t></is></c>`,
+		`<c r="%[1]s"><v>%[2]d</v></c>`,
+		`<c r="%[1]s" t="b"><v>1</v></c>`,
+		`<c r="%[1]s" t="inlineStr"><is><r><t>a</t></r><r><t>b%[3]s</t></r></is></c>`,
+		`<c r="%[1]s" t="inlineStr"><is><t></t></is></c>`,
+		`<c r="%[1]s"/>`,
+		`<c r="%[1]s" t="inlineStr">` + "\n" + `<is><t>x</t></is>` + "\n" + `</c>`,
+		`<c r="%[1]s" t="str"><f>A1</f><v>calc</v></c>`,
+		`<c r="%[1]s" t="inlineStr"><is><t>é` + "\r\n" + `%[3]s</t></is></c>`,
+		`<c r="%[1]s" t="inlineStr"><is><t>_x0041_%[3]s</t></is></c>`,
+		`<c r="%[1]s" s="0"><v>0.5</v></c>`,
+	}
+	pad := strings.Repeat("y", row*7%61)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<row r="%d">`, row)
+	for col := range shapes {
+		name, _ := excelize.CoordinatesToCellName(col+1, row)
+		fmt.Fprintf(&b, shapes[(col+row)%len(shapes)], name, row, pad)
+	}
+	return b.String() + `</row>`
+}
+
+// chunkReader reads data at most n bytes a read.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.n)], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// Each cell reads as excelize shows it, and the same wherever the
+// reader's buffer ends in it: read whole, and a few bytes a read.
+func TestSheetCellShapes(t *testing.T) {
+	var rows strings.Builder
+	rows.WriteString(inline(1, "wbsElementCode", "description"))
+	for r := 2; r < 2000; r++ {
+		rows.WriteString(cellShapes(r))
+	}
+	sheet := sheetXML(rows.String())
+	data := withSheet(t, sheet)
+	whole := sheetRows(t, data)
+	if want := excelizeRows(t, data); !reflect.DeepEqual(whole, want) {
+		t.Fatalf("read\n%q\nexcelize reads\n%q", whole[:3], want[:3])
+	}
+	for _, n := range []int{1, 2, 3, 5, 7, 11, 13, 97, 4099} {
+		var got [][]string
+		_, err := readSheet(&chunkReader{data: sheet, n: n}, nil, nil, func(row int, cols []string, _ int64, bad error) {
+			if bad != nil {
+				t.Fatalf("row %d: %v", row, bad)
+			}
+			got = append(got, append([]string(nil), cols...))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, whole) {
+			t.Fatalf("read %d bytes a read, the rows differ", n)
+		}
 	}
 }

@@ -39,9 +39,9 @@ var errTwoSheetData = errors.New("holds two sheetData elements: the file is dama
 
 // sheetRow receives a row of a sheet: its number, its cells as a
 // spreadsheet shows them, up to the last that is not empty (or holds a
-// formula), or why the row cannot be read. cols is good until the next
-// call.
-type sheetRow func(row int, cols []string, unreadable error)
+// formula), or why the row cannot be read; and the bytes of the part read
+// up to the row's end. cols is good until the next call.
+type sheetRow func(row int, cols []string, read int64, unreadable error)
 
 // sheetCell is a cell of the row being read: its column from 0 and its
 // text, or where its text is in the row's buffer.
@@ -152,10 +152,19 @@ func (sr *sheetReader) read() error {
 			case string(local) == "c" && cellDepth > 0:
 				sr.faultAt("holds a cell inside a cell: the file is damaged")
 			case string(local) == "c":
-				cellDepth = depth
 				if err := sr.startCell(); err != nil {
 					return err
 				}
+				if len(prefix) == 0 && !sc.closing && sr.fault == nil {
+					read, err := sr.leafCell()
+					if err != nil {
+						return err
+					}
+					if read {
+						continue
+					}
+				}
+				cellDepth = depth
 			case cellDepth == 0:
 			case depth == cellDepth+1 && string(local) == "f":
 				sr.formula = true
@@ -262,7 +271,7 @@ func (sr *sheetReader) endRow() {
 		return
 	}
 	if sr.unreadable != nil {
-		sr.emit(sr.row, nil, sr.unreadable)
+		sr.emit(sr.row, nil, sr.sc.offset(), sr.unreadable)
 		return
 	}
 	text := string(sr.buf)
@@ -281,18 +290,30 @@ func (sr *sheetReader) endRow() {
 			sr.cols[c.col] = c.text
 		}
 	}
-	sr.emit(sr.row, sr.cols, nil)
+	sr.emit(sr.row, sr.cols, sr.sc.offset(), nil)
 }
 
 // startCell begins the cell of the tag read.
 func (sr *sheetReader) startCell() error {
-	sc := sr.sc
-	ref, given, err := sc.attrValue("r")
+	// The attributes in one pass, the last of a name given twice, as
+	// attrValue takes them.
+	var ref, typ, style []byte
+	given, styled := false, false
+	for _, a := range sr.sc.attrs {
+		switch string(attrLocal(a.name)) {
+		case "r":
+			ref, given = a.value, true
+		case "t":
+			typ = a.value
+		case "s":
+			style, styled = a.value, true
+		}
+	}
+	ref, err := decodeAttr(ref)
 	if err != nil {
 		return err
 	}
-	typ, _, err := sc.attrValue("t")
-	if err != nil {
+	if typ, err = decodeAttr(typ); err != nil {
 		return err
 	}
 	sr.ref = append(sr.ref[:0], ref...)
@@ -322,12 +343,12 @@ func (sr *sheetReader) startCell() error {
 		sr.faultAt("comes after a cell right of it, or of the same column, in its row: the file is damaged")
 	}
 	sr.col = next
-	if s, given, err := sc.attrValue("s"); err != nil {
+	if style, err = decodeAttr(style); err != nil {
 		return err
-	} else if given {
-		v, err := strconv.ParseInt(string(s), 10, 64)
+	} else if styled {
+		v, err := strconv.ParseInt(string(style), 10, 64)
 		if err != nil {
-			sr.faultAt(fmt.Sprintf("has the style %q, which no spreadsheet writes: the file is damaged", s))
+			sr.faultAt(fmt.Sprintf("has the style %q, which no spreadsheet writes: the file is damaged", style))
 		}
 		if v >= 0 && v <= math.MaxInt32 {
 			sr.style = int(v)
@@ -336,6 +357,27 @@ func (sr *sheetReader) startCell() error {
 		}
 	}
 	return nil
+}
+
+// leafCell reads the content and the end of the cell begun where it is
+// written as spreadsheets write most cells, a value (<v>1</v>) or an
+// inline string of one text (<is><t>a</t></is>), and reports whether it
+// did; read reads any other.
+func (sr *sheetReader) leafCell() (bool, error) {
+	var ok bool
+	var err error
+	if sr.value, ok, err = sr.sc.leafContent(sr.value[:0], "<v>", "</v>"); ok {
+		sr.valued = true
+	} else if err == nil {
+		if sr.is, ok, err = sr.sc.leafContent(sr.is[:0], "<is><t>", "</t></is>"); ok {
+			sr.isIn = true
+		}
+	}
+	if !ok || err != nil {
+		return false, err
+	}
+	sr.endCell()
+	return true, nil
 }
 
 // cellType is the type t of a cell, without an allocation for the types

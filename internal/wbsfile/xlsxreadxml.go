@@ -54,8 +54,9 @@ type xmlScanner struct {
 	opens   []int     // where each starts in open
 }
 
-// xmlBufferSize holds a run between two '<' whole, several times over.
-const xmlBufferSize = 1 << 20
+// xmlBufferSize is the buffer a scanner begins with: it grows where a
+// run between two '<' does not fit.
+const xmlBufferSize = 64 << 10
 
 func newXMLScanner(r io.Reader) *xmlScanner {
 	return &xmlScanner{r: r, buf: make([]byte, xmlBufferSize), lastLT: -1}
@@ -275,15 +276,12 @@ func (s *xmlScanner) until(from int, sep string) (int, error) {
 
 // lts notes each '<' from s.pos+from up to s.pos+to.
 func (s *xmlScanner) lts(from, to int) error {
-	for i := from; i < to; {
-		j := bytes.IndexByte(s.buf[s.pos+i:s.pos+to], '<')
-		if j < 0 {
-			return nil
+	for i := from; i < to; i++ {
+		if s.buf[s.pos+i] == '<' {
+			if err := s.lt(s.pos + i); err != nil {
+				return err
+			}
 		}
-		if err := s.lt(s.pos + i + j); err != nil {
-			return err
-		}
-		i += j + 1
 	}
 	return nil
 }
@@ -397,58 +395,84 @@ func (s *xmlScanner) markup() (xmlToken, error) {
 // first '>' outside quotes, with no '<' before it. It returns its index
 // from s.pos.
 func (s *xmlScanner) tagEnd() (int, error) {
-	from := 1
 	for {
+		// Scanned again from its start after more is read: a tag is
+		// short, and few span the end of what was read.
+		var quote byte
+		lt := false
 		rest := s.buf[s.pos:s.end]
-		if j := bytes.IndexByte(rest[from:], '>'); j >= 0 {
-			j += from
-			// Outside quotes where the quotes before it pair up; a '<'
-			// is in no tag.
-			if k := bytes.IndexByte(rest[1:j], '<'); k >= 0 {
+		for i := 1; i < len(rest); i++ {
+			c := rest[i]
+			if c > '>' {
+				continue // a letter, say: none of the bytes below
+			}
+			switch {
+			case c == '>' && lt:
 				return 0, syntaxErr("'<' inside a tag")
+			case c == '>' && quote == 0:
+				return i, nil
+			case c == '<':
+				lt = true
+			case c == quote:
+				quote = 0
+			case quote == 0 && (c == '"' || c == '\''):
+				quote = c
 			}
-			if bytes.IndexByte(rest[:j], '\'') < 0 && bytes.Count(rest[:j], []byte{'"'})%2 == 0 {
-				return j, nil
-			}
-			if end, ok := quotedTagEnd(rest); ok {
-				return end, nil
-			}
-			from = j + 1
-			continue
 		}
 		if s.off+int64(s.end)-s.lastLT-1 > maxTextRun {
 			return 0, errTextTooLong
 		}
-		from = s.end - s.pos
 		if !s.fill() {
 			return 0, syntaxErr("the part ends inside a tag")
 		}
 	}
 }
 
-// quotedTagEnd finds the end of the tag that tag starts with, quotes
-// read, and whether it is in tag.
-func quotedTagEnd(tag []byte) (int, bool) {
-	var quote byte
-	for i := 1; i < len(tag); i++ {
-		switch c := tag[i]; {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '>':
-			return i, true
-		}
+// leafContent reads the content and the end tag of the element open when
+// the buffer holds them as open, a text without markup, close and the end
+// tag, and nothing else: leafContent(dst, "<v>", "</v>") reads <v>1</v></c>
+// after <c>. It appends the text to dst as XML reads it, and reports
+// whether it read them: it reads nothing otherwise.
+func (s *xmlScanner) leafContent(dst []byte, open, close string) ([]byte, bool, error) {
+	b := s.buf[s.pos:s.end]
+	if len(b) < len(open) || string(b[:len(open)]) != open {
+		return dst, false, nil
 	}
-	return 0, false
+	n := bytes.IndexByte(b[len(open):], '<')
+	if n < 0 {
+		return dst, false, nil
+	}
+	text := b[len(open) : len(open)+n]
+	rest := b[len(open)+n:]
+	elem := s.open[s.opens[len(s.opens)-1]:]
+	end := len(close) + len("</") + len(elem) + len(">")
+	if len(rest) < end || string(rest[:len(close)]) != close || string(rest[len(close):len(close)+2]) != "</" ||
+		!bytes.Equal(rest[len(close)+2:end-1], elem) || rest[end-1] != '>' {
+		return dst, false, nil
+	}
+	// In the order of the tokens, as next reads them.
+	if err := s.lts(0, len(open)); err != nil {
+		return dst, false, err
+	}
+	dst, err := appendText(dst, text, false)
+	if err != nil {
+		return dst, false, err
+	}
+	if err := s.lts(len(open)+n, len(open)+n+end); err != nil {
+		return dst, false, err
+	}
+	s.pos += len(open) + n + end
+	s.pop()
+	return dst, true, nil
 }
 
 func (s *xmlScanner) pop() {
 	last := s.opens[len(s.opens)-1]
 	s.open, s.opens = s.open[:last], s.opens[:len(s.opens)-1]
 }
+
+// offset is the bytes of the part read.
+func (s *xmlScanner) offset() int64 { return s.off + int64(s.pos) }
 
 // depth is the number of elements open.
 func (s *xmlScanner) depth() int { return len(s.opens) }
@@ -487,22 +511,30 @@ func (s *xmlScanner) attrValue(local string) ([]byte, bool, error) {
 	var raw []byte
 	found := false
 	for _, a := range s.attrs {
-		n := a.name
-		if len(n) > len(local) && n[len(n)-len(local)-1] == ':' {
-			n = n[len(n)-len(local):]
-		}
-		if string(n) == local {
+		if string(attrLocal(a.name)) == local {
 			raw, found = a.value, true
 		}
 	}
 	if !found {
 		return nil, false, nil
 	}
-	if bytes.IndexByte(raw, '&') < 0 && bytes.IndexByte(raw, '\r') < 0 {
-		return raw, true, nil
-	}
-	v, err := appendText(nil, raw, false)
+	v, err := decodeAttr(raw)
 	return v, true, err
+}
+
+// attrLocal is the local name of an attribute, after its last ':'.
+func attrLocal(name []byte) []byte {
+	return name[bytes.LastIndexByte(name, ':')+1:]
+}
+
+// decodeAttr is an attribute's value raw as XML reads it.
+func decodeAttr(raw []byte) ([]byte, error) {
+	for _, c := range raw {
+		if c == '&' || c == '\r' {
+			return appendText(nil, raw, false)
+		}
+	}
+	return raw, nil
 }
 
 // repeatedAttr reports whether the tag read gives an attribute twice.
