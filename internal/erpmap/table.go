@@ -266,7 +266,7 @@ func readWorkbook(data []byte, sheet string) (*Table, error) {
 		}
 		sheet = sheets[i]
 	}
-	ref := sheetReference(sheet)
+	ref := wbsfile.SheetReference(sheet)
 	t := &Table{close: wb.Close}
 	t.Cell = func(line, col int) string {
 		if col < 0 {
@@ -323,17 +323,6 @@ func readWorkbook(data []byte, sheet string) (*Table, error) {
 		}
 	}
 	return t, nil
-}
-
-// sheetReference is name as a cell reference writes it: quoted when it
-// holds more than letters, digits and '_'.
-func sheetReference(name string) string {
-	for _, r := range name {
-		if !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f) {
-			return "'" + strings.ReplaceAll(name, "'", "''") + "'"
-		}
-	}
-	return name
 }
 
 func quoteAll(names []string) string {

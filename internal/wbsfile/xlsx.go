@@ -62,9 +62,9 @@ func (s *sheetPlace) cell(row, col int) string {
 	return s.name + "!" + name
 }
 
-// sheetReference is name as a cell reference writes it: quoted when it
+// SheetReference is name as a cell reference writes it: quoted when it
 // holds more than letters, digits and '_'.
-func sheetReference(name string) string {
+func SheetReference(name string) string {
 	for _, r := range name {
 		if !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f) {
 			return "'" + strings.ReplaceAll(name, "'", "''") + "'"
@@ -159,7 +159,7 @@ func (p *parser) xlsx(data []byte) []Record {
 		return unreadable(fmt.Errorf("the part %s: %w", f.Name, err))
 	}
 	defer rc.Close()
-	p.sheet = &sheetPlace{name: sheetReference(read.name)}
+	p.sheet = &sheetPlace{name: SheetReference(read.name)}
 	var t *table
 	cells := 0
 	done, limited := false, false // the rows after are not read, or past maxWorkbookCells
@@ -224,7 +224,7 @@ func (p *parser) xlsx(data []byte) []Record {
 		switch {
 		case errors.As(err, &cell):
 			_, row, _ := excelize.CellNameToCoordinates(cell.cell)
-			p.problem(Problem{Line: row, Cell: sheetReference(read.name) + "!" + cell.cell, Message: cell.msg})
+			p.problem(Problem{Line: row, Cell: SheetReference(read.name) + "!" + cell.cell, Message: cell.msg})
 			return nil
 		case err == errTextTooLong || err == errTwoSheetData:
 			return unreadable(fmt.Errorf("the part %s %w", f.Name, err))
