@@ -503,7 +503,14 @@ func (p *pager[T]) fetch(ctx context.Context, u *url.URL, number int) (*Page[T],
 	if p.onPage != nil {
 		p.onPage(resp.status, resp.header)
 	}
-	page, err := decodePage[T](resp.body, number, u)
+	body := resp.body
+	if p.op == opRaw {
+		// DoPages hands out the items as the platform wrote them: what
+		// it echoed of the client's secret or tokens is redacted, as Do
+		// redacts a body.
+		body = []byte(p.c.redact(string(body)))
+	}
+	page, err := decodePage[T](body, number, u)
 	if err != nil {
 		return nil, fmt.Errorf("%s: page %d: %w", p.op, number, badResponse(req, resp.status, resp.header, err))
 	}

@@ -12,7 +12,7 @@ import (
 
 // The token appears in no answer wbsctl api prints, even from a server
 // that echoes it in the body: written as it came, and read by -o, --jq
-// and --template. (--paginate writes the items unredacted: see GUARDS.md.)
+// and --template, or as --paginate writes the items of a list.
 func TestEchoedTokenInABodyIsRedacted(t *testing.T) {
 	srv := wbstest.New()
 	srv = cmdtest.Behind(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
@@ -28,6 +28,9 @@ func TestEchoedTokenInABodyIsRedacted(t *testing.T) {
 		{"/v1/echo", "--jq", ".echo"},
 		{"/v1/echo", "-o", "json"},
 		{"/v1/echo", "--template", "{{.echo}}"},
+		{"/v1/echo", "--paginate"},
+		{"/v1/echo", "--paginate", "--slurp"},
+		{"/v1/echo", "--paginate", "-o", "csv"},
 	} {
 		res := cmdtest.Run{}.Do(t, srv, append([]string{"api"}, args...)...)
 		if res.Code != 0 || !strings.Contains(res.Out, "Bearer [REDACTED]") {
