@@ -217,3 +217,31 @@ func TestSelectPatches(t *testing.T) {
 		t.Fatal("no prefix chooses every guard")
 	}
 }
+
+// A model run without a guard is found whether rapid shrank its failure
+// or, where kills and faults do not replay alike, reports the failure it
+// could not reproduce; a failure elsewhere is not a finding.
+func TestModelResult(t *testing.T) {
+	shrunk := "--- FAIL: TestApplyModel (53.1s)\n    model_test.go:40: [rapid] failed after 46 tests: under lost create answers: exit 6, although every change was made:\n        error: x\n"
+	flaky := "--- FAIL: TestApplyModel (40.2s)\n    model_test.go:40: [rapid] flaky test, can not reproduce a failure\n" +
+		"        To try to reproduce, specify -run=\"^TestApplyModel$\" -rapid.seed=1\n" +
+		"        Traceback (the platform is not as the model says:\n        E-1):\n            model_test.go:900 +0x1\n" +
+		"        Original traceback (under lost create answers: exit 6, although every change was made:\n        error: x):\n            model_test.go:1227 +0x1\n" +
+		"        Failed test output:\n    model_test.go:1272: [rapid] draw next isActive: true\n"
+	for _, tt := range []struct {
+		out, found string
+	}{
+		{shrunk, "found after 47 checks (53 s): under lost create answers: exit 6, although every change was made:"},
+		{flaky, "found by a run rapid could not replay (40 s): under lost create answers: exit 6, although every change was made:"},
+		{"--- FAIL: TestApplyModel\n    apply_test.go:12: the build of wbsctl failed\n", ""},
+	} {
+		took := 53 * time.Second
+		if strings.Contains(tt.out, "flaky") {
+			took = 40 * time.Second
+		}
+		r := modelResult(tt.out, took)
+		if r.found != tt.found || (tt.found == "") == (r.problem == "") {
+			t.Errorf("%q:\ngot found %q, problem %q\nwant found %q", tt.out, r.found, r.problem, tt.found)
+		}
+	}
+}
