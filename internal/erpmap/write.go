@@ -258,16 +258,13 @@ func (tw *TableWriter) Write(cells []string) error {
 	if tw.csv != nil || tw.sheet != nil {
 		return tw.row(cells)
 	}
-	obj := make(map[string]string, len(cells))
-	for i, c := range cells {
-		obj[tw.header[i]] = c
-	}
-	// The header's order, which a map does not need but a reader likes.
+	// The members in the header's order, which a map does not need but
+	// a reader likes.
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, name := range tw.header {
 		k, _ := json.Marshal(name)
-		v, _ := json.Marshal(obj[name])
+		v, _ := json.Marshal(cells[i])
 		if i > 0 {
 			b.WriteByte(',')
 		}
