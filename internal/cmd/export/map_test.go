@@ -32,8 +32,10 @@ func TestExportThroughAMapReadsBack(t *testing.T) {
 			if res := cli.Do(t, srv, in...); res.Code != 0 {
 				t.Fatalf("loading the example: exit %d: %s", res.Code, res.ErrOut)
 			}
-			// A link made by hand, of a type the map does not name.
-			first := srv.Elements()[0]
+			// A link made by hand, of a type the map does not name. apply
+			// creates in parallel, so the platform's order is not the file's:
+			// the element is found by what the test needs of it, a plant.
+			first := withPlant(t, srv)
 			first.BusinessOrganizations = append(first.BusinessOrganizations, wbstest.BusinessOrganization{Code: "B9", EntityType: "branch"})
 			srv.Put(first)
 
@@ -48,7 +50,7 @@ func TestExportThroughAMapReadsBack(t *testing.T) {
 			}
 
 			// Two plants cannot be one cell: that element is left out.
-			first = srv.Elements()[0]
+			first, _ = srv.Element(first.Code)
 			first.BusinessOrganizations = append(first.BusinessOrganizations, wbstest.BusinessOrganization{Code: "9999", EntityType: "plant"})
 			srv.Put(first)
 			exp = cli.Do(t, srv, "export", "--map", erpExample(tt.wbsmap), "--format", tt.format)
@@ -57,6 +59,20 @@ func TestExportThroughAMapReadsBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withPlant returns an element of srv linked to a plant.
+func withPlant(t *testing.T, srv *wbstest.Server) wbstest.Element {
+	t.Helper()
+	for _, e := range srv.Elements() {
+		for _, o := range e.BusinessOrganizations {
+			if o.EntityType == "plant" {
+				return e
+			}
+		}
+	}
+	t.Fatal("no element of the example is linked to a plant")
+	return wbstest.Element{}
 }
 
 // A map whose code is an expression cannot be turned round: export
