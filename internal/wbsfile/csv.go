@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/wbsctl/wbsctl/internal/codeindex"
@@ -13,13 +14,19 @@ import (
 	"github.com/wbsctl/wbsctl/internal/notation"
 )
 
-// CSV columns and their aliases.
-var csvColumns = map[string]string{
-	"wbselementcode": "code", "code": "code",
-	"description": "description",
-	"isactive":    "active", "active": "active",
-	"businessorganizations": "orgs", "organizations": "orgs",
-}
+// CSV columns and their aliases, lower case: a text field's column is
+// its name.
+var csvColumns = func() map[string]string {
+	m := map[string]string{
+		"wbselementcode": "code", "code": "code",
+		"isactive": "active", "active": "active",
+		"businessorganizations": "orgs", "organizations": "orgs",
+	}
+	for _, f := range TextFields {
+		m[strings.ToLower(f.Name)] = f.Name
+	}
+	return m
+}()
 
 func (p *parser) csv(data []byte) []Record {
 	delim, ok := p.findDelimiter(data)
@@ -136,37 +143,44 @@ type table struct {
 	p      *parser
 	header []string
 	cols   []string // the field of each column
-	orgs   bool     // the header has an organizations column
-	recs   []Record
+	text   []int    // the text field of each column, its index in TextFields; -1 for none
+	// textCols is the number of columns of text fields.
+	textCols int
+	orgs     bool // the header has an organizations column
+	recs     []Record
 	// The cells a record points to are kept in two arrays, not one small
 	// object each, so that the collector has less to trace while the
 	// records are held through a run; the rows themselves are not kept.
 	// (A row that names a column twice is refused, but may grow an
 	// array: what the records point to stays as it was.)
-	descriptions []string
-	actives      []bool
+	texts   []string
+	actives []bool
 }
 
 // newTable reads the header, on line line, of a file of about rows rows
 // (0: not known), or reports its problems and returns nil when it names
 // no code column.
 func (p *parser) newTable(header []string, line, rows int) *table {
-	t := &table{p: p, header: header, cols: make([]string, len(header)),
-		recs: make([]Record, 0, rows), descriptions: make([]string, 0, rows), actives: make([]bool, 0, rows)}
+	t := &table{p: p, header: header, cols: make([]string, len(header)), text: make([]int, len(header)),
+		recs: make([]Record, 0, rows), actives: make([]bool, 0, rows)}
 	seen := map[string]bool{}
 	p.columns = map[string]int{}
 	for i, h := range header {
 		name, ok := csvColumns[strings.ToLower(strings.TrimSpace(h))]
 		switch {
 		case !ok:
-			p.problem(Problem{Line: line, Cell: p.sheet.cell(line, i), Field: h, Message: "unknown column (known: wbsElementCode, description, isActive, businessOrganizations)"})
+			p.problem(Problem{Line: line, Cell: p.sheet.cell(line, i), Field: h, Message: "unknown column (known: " + strings.Join(columns, ", ") + ")"})
 		case seen[name]:
 			p.problem(Problem{Line: line, Cell: p.sheet.cell(line, i), Field: h, Message: "column given twice"})
 		default:
 			p.columns[name] = i
 		}
 		seen[name], t.cols[i] = true, name
+		if t.text[i] = slices.IndexFunc(TextFields, func(f TextField) bool { return f.Name == name }); t.text[i] >= 0 {
+			t.textCols++
+		}
 	}
+	t.texts = make([]string, 0, rows*t.textCols)
 	if !seen["code"] {
 		p.problem(Problem{Line: line, Field: "wbsElementCode", Message: "the header has no wbsElementCode column"})
 		return nil
@@ -180,18 +194,20 @@ func (t *table) add(line int, row []string) {
 	p := t.p
 	rec := Record{Line: int32(line)}
 	// The code first, for the problems of the cells before it. A row's
-	// cells are parts of one string, the line: the code and the
-	// description are copied, so that the line is not held.
+	// cells are parts of one string, the line: the code and the texts
+	// are copied, so that the line is not held.
 	for i, cell := range row {
 		if t.cols[i] == "code" {
 			rec.Code = strings.Clone(cell)
 		}
 	}
 	for i, cell := range row {
+		if f := t.text[i]; f >= 0 {
+			t.texts = append(t.texts, strings.Clone(cell))
+			*TextFields[f].Of(&rec.Texts) = &t.texts[len(t.texts)-1]
+			continue
+		}
 		switch t.cols[i] {
-		case "description":
-			t.descriptions = append(t.descriptions, strings.Clone(cell))
-			rec.Description = &t.descriptions[len(t.descriptions)-1]
 		case "active":
 			b, stated, err := ParseBool(cell)
 			if err != nil {
@@ -259,9 +275,16 @@ func (t *table) records() []Record {
 	return kept
 }
 
+// sameFields reports whether two rows of one code state the same fields
+// other than links, alike.
 func sameFields(a, b Record) bool {
-	return deref(a.Description) == deref(b.Description) && (a.Description == nil) == (b.Description == nil) &&
-		(a.IsActive == nil) == (b.IsActive == nil) && (a.IsActive == nil || *a.IsActive == *b.IsActive)
+	for _, f := range TextFields {
+		x, y := *f.Of(&a.Texts), *f.Of(&b.Texts)
+		if (x == nil) != (y == nil) || deref(x) != deref(y) {
+			return false
+		}
+	}
+	return (a.IsActive == nil) == (b.IsActive == nil) && (a.IsActive == nil || *a.IsActive == *b.IsActive)
 }
 
 // ParseBool reads a boolean cell as apply reads isActive in CSV and

@@ -167,8 +167,8 @@ func TestFastReadersAgree(t *testing.T) {
 	}
 	var exported bytes.Buffer
 	if err := Write(&exported, FormatYAML, []Record{
-		{Code: "1000", Description: new(""), IsActive: new(false), Organizations: []sdk.BusinessOrganization{}, OrganizationsSet: true},
-		{Code: "A 1", Description: new("Müller: 'x' #1"), Organizations: []sdk.BusinessOrganization{{Code: "001", EntityType: "company"}}, OrganizationsSet: true},
+		{Code: "1000", Texts: Texts{Description: new("")}, IsActive: new(false), Organizations: []sdk.BusinessOrganization{}, OrganizationsSet: true},
+		{Code: "A 1", Texts: Texts{Description: new("Müller: 'x' #1")}, Organizations: []sdk.BusinessOrganization{{Code: "001", EntityType: "company"}}, OrganizationsSet: true},
 	}); err != nil {
 		t.Fatal(err)
 	}

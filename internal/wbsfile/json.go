@@ -17,8 +17,8 @@ import (
 
 // jsonRecord is a record of JSON, NDJSON and YAML files.
 type jsonRecord struct {
-	Code          *string             `json:"wbsElementCode" yaml:"wbsElementCode"`
-	Description   *string             `json:"description" yaml:"description"`
+	Code          *string `json:"wbsElementCode" yaml:"wbsElementCode"`
+	Texts         `json:",inline" yaml:",inline"`
 	IsActive      *bool               `json:"isActive" yaml:"isActive"`
 	Organizations *[]fileOrganization `json:"businessOrganizations" yaml:"businessOrganizations"`
 }
@@ -30,7 +30,7 @@ type fileOrganization struct {
 }
 
 func (j jsonRecord) record(line int) Record {
-	r := Record{Line: int32(line), Description: j.Description, IsActive: j.IsActive}
+	r := Record{Line: int32(line), Texts: j.Texts, IsActive: j.IsActive}
 	if j.Code != nil {
 		r.Code = *j.Code
 	}
@@ -464,14 +464,14 @@ func (s *jsonScanner) record(line int) (Record, bool) {
 		return Record{}, false
 	}
 	r := Record{Line: int32(line)}
-	var seen uint8 // a bit for each member read
+	var seen uint32 // a bit for each member read
 	s.space()
 	for more := true; more; {
 		name, ok := s.member()
 		if !ok {
 			return Record{}, false
 		}
-		var bit uint8
+		var bit uint32
 		switch string(name) {
 		case "wbsElementCode":
 			bit = 1
@@ -480,18 +480,8 @@ func (s *jsonScanner) record(line int) (Record, bool) {
 				return Record{}, false // null or no string: a problem
 			}
 			r.Code = string(code)
-		case "description":
-			bit = 2
-			if !s.literal("null") {
-				text, ok := s.str()
-				if !ok {
-					return Record{}, false
-				}
-				d := string(text)
-				r.Description = &d
-			}
 		case "isActive":
-			bit = 4
+			bit = 1 << 1
 			switch {
 			case s.literal("true"):
 				r.IsActive = new(true)
@@ -501,13 +491,25 @@ func (s *jsonScanner) record(line int) (Record, bool) {
 				return Record{}, false
 			}
 		case "businessOrganizations":
-			bit = 8
+			bit = 1 << 2
 			if r.Organizations, ok = s.organizations(); !ok {
 				return Record{}, false
 			}
 			r.OrganizationsSet = true
 		default:
-			return Record{}, false
+			f := slices.IndexFunc(TextFields, func(f TextField) bool { return f.Name == string(name) })
+			if f < 0 {
+				return Record{}, false
+			}
+			bit = 1 << (3 + f)
+			if !s.literal("null") {
+				text, ok := s.str()
+				if !ok {
+					return Record{}, false
+				}
+				d := string(text)
+				*TextFields[f].Of(&r.Texts) = &d
+			}
 		}
 		if seen&bit != 0 {
 			return Record{}, false

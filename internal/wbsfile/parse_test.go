@@ -266,11 +266,11 @@ func TestExportedYAMLReadsBack(t *testing.T) {
 	desc := func(s string) *string { return &s }
 	yes := true
 	ordinary := append(exportRecords(),
-		Record{Code: "B-000001", Description: desc("Site preparation, phase 1 (north) #2"), IsActive: &yes, OrganizationsSet: true,
+		Record{Code: "B-000001", Texts: Texts{Description: desc("Site preparation, phase 1 (north) #2")}, IsActive: &yes, OrganizationsSet: true,
 			Organizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "B1", EntityType: "branch"}}},
-		Record{Code: "X-1", Description: desc(`Büro: "a" #1 it's`), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
-		Record{Code: "null", Description: desc("~"), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "0x1F", EntityType: "1e3"}}},
-		Record{Code: "- x", Description: desc("[a, b]"), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+		Record{Code: "X-1", Texts: Texts{Description: desc(`Büro: "a" #1 it's`)}, OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+		Record{Code: "null", Texts: Texts{Description: desc("~")}, OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "0x1F", EntityType: "1e3"}}},
+		Record{Code: "- x", Texts: Texts{Description: desc("[a, b]")}, OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
 	)
 	var buf bytes.Buffer
 	if err := Write(&buf, FormatYAML, ordinary); err != nil {

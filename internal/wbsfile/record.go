@@ -18,14 +18,14 @@ import (
 )
 
 // Record is the desired state of one element, as a file states it. A
-// field the file leaves out is not managed: Description nil keeps the
-// platform's description, IsActive nil keeps the flag (a new element is
-// then active), OrganizationsSet false leaves the links alone. A field the
-// file states is made exactly so; an empty description clears it, an
-// empty organization list removes every link.
+// field the file leaves out is not managed: a text nil keeps the
+// platform's text, IsActive nil keeps the flag (a new element is then
+// active), OrganizationsSet false leaves the links alone. A field the
+// file states is made exactly so; an empty text clears it, an empty
+// organization list removes every link.
 type Record struct {
-	Code             string
-	Description      *string
+	Code string
+	Texts
 	IsActive         *bool
 	Organizations    []sdk.BusinessOrganization
 	OrganizationsSet bool
@@ -302,9 +302,12 @@ func (p *parser) check(recs []Record) {
 	// (see codeindex).
 	repeats := codeindex.New(len(recs), func(i int) string { return recs[i].Code }).Repeats()
 	for i, r := range recs {
+		// The texts as stated, an empty one too, are checked.
 		req := r.CreateRequest()
-		if r.Description != nil {
-			req.Description = r.Description
+		for _, f := range TextFields {
+			if v := *f.Of(&r.Texts); v != nil {
+				*f.Create(req) = v
+			}
 		}
 		if err := req.Validate(); err != nil {
 			var ve *sdk.ValidationError
@@ -420,9 +423,7 @@ func firstInvalid(b []byte) int {
 // element costs one request.
 func (r *Record) CreateRequest() *sdk.CreateWBSElementRequest {
 	req := &sdk.CreateWBSElementRequest{Code: r.Code, IsActive: r.IsActive}
-	if r.Description != nil && *r.Description != "" {
-		req.Description = r.Description
-	}
+	r.setCreate(req)
 	if r.OrganizationsSet {
 		req.BusinessOrganizations = links.Dedupe(r.Organizations)
 	}

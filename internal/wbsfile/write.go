@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/wbsctl/wbsctl/internal/notation"
@@ -51,8 +53,26 @@ type WriteOptions struct {
 	BOM bool
 }
 
-// columns is the header of a CSV file or a workbook written.
-var columns = []string{"wbsElementCode", "description", "isActive", "businessOrganizations"}
+// columns is the header of a CSV file or a workbook written, and the
+// members of a record: the code, the text fields, isActive and the
+// links.
+var columns = slices.Concat([]string{"wbsElementCode"}, TextFieldNames(), []string{"isActive", "businessOrganizations"})
+
+// activeColumn is the column of isActive in columns.
+var activeColumn = 1 + len(TextFields)
+
+// Columns returns the header of a CSV file or a workbook written.
+func Columns() []string { return slices.Clone(columns) }
+
+// cells are r's cells in the order of columns, isActive as active.
+func cells(r *Record, active string) []string {
+	row := make([]string, 0, len(columns))
+	row = append(row, r.Code)
+	for _, f := range TextFields {
+		row = append(row, r.Text(f))
+	}
+	return append(row, active, notation.Format(r.Organizations))
+}
 
 // NewRecordWriter returns a RecordWriter of format f to w.
 func NewRecordWriter(w io.Writer, f Format) (*RecordWriter, error) {
@@ -106,16 +126,21 @@ func (rw *RecordWriter) Write(r Record) error {
 	active := r.IsActive == nil || *r.IsActive
 	switch rw.f {
 	case FormatCSV:
-		return rw.csv.Write([]string{r.Code, deref(r.Description), strconv.FormatBool(active), notation.Format(r.Organizations)})
+		return rw.csv.Write(cells(&r, strconv.FormatBool(active)))
 	case FormatXLSX:
-		return rw.xlsx.write(r.Code, deref(r.Description), active, notation.Format(r.Organizations))
+		return rw.xlsx.write(r.Code, cells(&r, strings.ToUpper(strconv.FormatBool(active))))
 	}
-	code, desc := r.Code, deref(r.Description)
+	code := r.Code
 	orgs := make([]fileOrganization, len(r.Organizations))
 	for k, o := range r.Organizations {
 		orgs[k] = fileOrganization(o)
 	}
-	jr := jsonRecord{Code: &code, Description: &desc, IsActive: &active, Organizations: &orgs}
+	jr := jsonRecord{Code: &code, IsActive: &active, Organizations: &orgs}
+	// Every text is written, an empty one as "".
+	for _, f := range TextFields {
+		text := r.Text(f)
+		*f.Of(&jr.Texts) = &text
+	}
 	switch rw.f {
 	case FormatJSON:
 		// The same bytes as an encoder with a two-space indent writes
@@ -143,8 +168,9 @@ func (rw *RecordWriter) Write(r Record) error {
 }
 
 // CheckWritable refuses a record that apply would refuse on reading it
-// back (parser.check), as an *UnwritableError: text that is not UTF-8, a control character in its
-// code, description or organizations (a tab and a line break too), a
+// back (parser.check), as an *UnwritableError: text that is not UTF-8, a
+// control character in its code, texts or organizations (a tab and a line
+// break too), a
 // length beyond the spec's. Written, it would have apply refuse the whole
 // file, so that the export could not be applied back.
 func CheckWritable(r Record) error {
@@ -154,8 +180,10 @@ func CheckWritable(r Record) error {
 	if !utf8.ValidString(r.Code) {
 		return notUTF8("wbsElementCode", r.Code)
 	}
-	if d := deref(r.Description); !utf8.ValidString(d) {
-		return notUTF8("description", d)
+	for _, f := range TextFields {
+		if text := r.Text(f); !utf8.ValidString(text) {
+			return notUTF8(f.Name, text)
+		}
 	}
 	for i, o := range r.Organizations {
 		if !utf8.ValidString(o.Code) {
@@ -166,7 +194,9 @@ func CheckWritable(r Record) error {
 		}
 	}
 	req := r.CreateRequest()
-	req.Description = r.Description
+	for _, f := range TextFields {
+		*f.Create(req) = *f.Of(&r.Texts)
+	}
 	var ve *sdk.ValidationError
 	if err := req.Validate(); err == nil || !errors.As(err, &ve) || len(ve.Violations) == 0 {
 		return err

@@ -15,11 +15,11 @@ func exportRecords() []Record {
 	desc := func(s string) *string { return &s }
 	no := false
 	return []Record{
-		{Code: "1000", Description: desc("Müller & Söhne <GmbH>"), OrganizationsSet: true,
+		{Code: "1000", Texts: Texts{Description: desc("Müller & Söhne <GmbH>")}, OrganizationsSet: true,
 			Organizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company"}, {Code: "K;1", EntityType: "branch"}}},
-		{Code: "007", Description: desc(""), IsActive: &no, OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
-		{Code: "=1+1", Description: desc("  spaces kept  "), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
-		{Code: "TRUE", Description: desc("2024-01-15"), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+		{Code: "007", Texts: Texts{Description: desc("")}, IsActive: &no, OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+		{Code: "=1+1", Texts: Texts{Description: desc("  spaces kept  ")}, OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
+		{Code: "TRUE", Texts: Texts{Description: desc("2024-01-15")}, OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}},
 	}
 }
 
@@ -157,8 +157,8 @@ func TestWorkbookRefusesWhatXMLCannotHold(t *testing.T) {
 		rec  Record
 		want string
 	}{
-		{Record{Code: "U-1", Description: desc("a\uffffb")}, `the element "U-1": its description holds U+FFFF, which a workbook cannot hold: export it as CSV or JSON`},
-		{Record{Code: "U-1", Description: desc("a\ufffeb")}, `the element "U-1": its description holds U+FFFE`},
+		{Record{Code: "U-1", Texts: Texts{Description: desc("a\uffffb")}}, `the element "U-1": its description holds U+FFFF, which a workbook cannot hold: export it as CSV or JSON`},
+		{Record{Code: "U-1", Texts: Texts{Description: desc("a\ufffeb")}}, `the element "U-1": its description holds U+FFFE`},
 		{Record{Code: "P-1\ufffe"}, `the element "P-1\ufffe": its wbsElementCode holds U+FFFE, which a workbook cannot hold`},
 		{Record{Code: "\uffff"}, `the element "\uffff": its wbsElementCode holds U+FFFF`},
 		{Record{Code: "U-2", OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "1000", EntityType: "company\ufffe"}}},
@@ -178,7 +178,7 @@ func TestWorkbookRefusesWhatXMLCannotHold(t *testing.T) {
 	}
 	// Noncharacters beyond the first plane, U+FFFD and text that XML
 	// escapes are text a workbook holds.
-	recs := []Record{{Code: "U-4\U0001fffe\U0010ffff\ufdd0\ufffd", Description: desc("<&>]]>_x0041_"), OrganizationsSet: true,
+	recs := []Record{{Code: "U-4\U0001fffe\U0010ffff\ufdd0\ufffd", Texts: Texts{Description: desc("<&>]]>_x0041_")}, OrganizationsSet: true,
 		Organizations: []sdk.BusinessOrganization{{Code: "\ufdef", EntityType: "\U0010fffe"}}}}
 	var buf bytes.Buffer
 	if err := Write(&buf, FormatXLSX, recs); err != nil {
@@ -200,13 +200,13 @@ func TestWritersRefuseWhatApplyRefuses(t *testing.T) {
 		rec  Record
 		want string
 	}{
-		{Record{Code: "U-1", Description: desc("a\x01b")}, `the element "U-1": its description holds the control character U+0001`},
-		{Record{Code: "U-1", Description: desc("a\tb\nc")}, `the element "U-1": its description holds the control character U+0009`},
+		{Record{Code: "U-1", Texts: Texts{Description: desc("a\x01b")}}, `the element "U-1": its description holds the control character U+0001`},
+		{Record{Code: "U-1", Texts: Texts{Description: desc("a\tb\nc")}}, `the element "U-1": its description holds the control character U+0009`},
 		{Record{Code: "U-2\x1b[31m"}, `the element "U-2\x1b[31m": its wbsElementCode holds the control character U+001B`},
 		{Record{Code: "U-3", OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "1", EntityType: "comp\u0085any"}}},
 			`the element "U-3": its businessOrganizations[0].entityType holds the control character U+0085`},
 		{Record{Code: strings.Repeat("x", 31)}, `its wbsElementCode is 31 characters long (limit: 1 to 30 characters)`},
-		{Record{Code: "U-4", Description: desc("a\xffb")}, `the element "U-4": its description holds the byte 0xff, which is not UTF-8`},
+		{Record{Code: "U-4", Texts: Texts{Description: desc("a\xffb")}}, `the element "U-4": its description holds the byte 0xff, which is not UTF-8`},
 		{Record{Code: "U-5", OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "1", EntityType: ""}}},
 			`the element "U-5": its businessOrganizations[0].entityType is empty`},
 	} {

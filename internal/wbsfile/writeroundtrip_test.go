@@ -56,7 +56,7 @@ func oddText(min, max int) *rapid.Generator[string] {
 var oddRecord = rapid.Custom(func(t *rapid.T) Record {
 	desc := oddText(0, sdk.MaxDescriptionLength).Draw(t, "description")
 	active := rapid.Bool().Draw(t, "isActive")
-	return Record{Code: oddText(sdk.MinCodeLength, sdk.MaxCodeLength).Draw(t, "code"), Description: &desc, IsActive: &active, OrganizationsSet: true,
+	return Record{Code: oddText(sdk.MinCodeLength, sdk.MaxCodeLength).Draw(t, "code"), Texts: Texts{Description: &desc}, IsActive: &active, OrganizationsSet: true,
 		Organizations: rapid.SliceOfNDistinct(rapid.Custom(func(t *rapid.T) sdk.BusinessOrganization {
 			return sdk.BusinessOrganization{Code: oddText(sdk.MinOrganizationFieldLength, 12).Draw(t, "org code"),
 				EntityType: oddText(sdk.MinOrganizationFieldLength, 12).Draw(t, "entity type")}

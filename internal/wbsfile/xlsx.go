@@ -261,16 +261,16 @@ func expectedRecords(recs int, read, size int64) int {
 }
 
 // reserve makes room in the table for n records in all. The records
-// point into descriptions and actives: where those are full a new array
-// is begun, and the old one stays as it is.
+// point into texts and actives: where those are full a new array is
+// begun, and the old one stays as it is.
 func (t *table) reserve(n int) {
 	more := n - len(t.recs)
 	if more <= cap(t.recs)-len(t.recs) {
 		return
 	}
 	t.recs = slices.Grow(t.recs, more)
-	if slices.Contains(t.cols, "description") && cap(t.descriptions)-len(t.descriptions) < more {
-		t.descriptions = make([]string, 0, more)
+	if texts := more * t.textCols; texts > 0 && cap(t.texts)-len(t.texts) < texts {
+		t.texts = make([]string, 0, texts)
 	}
 	if slices.Contains(t.cols, "active") && cap(t.actives)-len(t.actives) < more {
 		t.actives = make([]bool, 0, more)
@@ -309,7 +309,7 @@ func (p *parser) refuseDates(row int, cols []string, t *table) bool {
 		if !strings.Contains(c, markerStart) {
 			continue
 		}
-		field := fieldNames[t.cols[i]]
+		field := fieldName(t.cols[i])
 		switch {
 		case strings.Contains(c, dateMarker):
 			want := "text"
@@ -354,9 +354,18 @@ func (p *parser) refuseHeaderDates(row int, cols []string) bool {
 	return found
 }
 
-// fieldNames are the fields of the columns of a table, by their key.
+// fieldNames are the fields of the columns of a table, by their key; a
+// text field's key is its name.
 var fieldNames = map[string]string{
-	"code": "wbsElementCode", "description": "description", "active": "isActive", "orgs": "businessOrganizations",
+	"code": "wbsElementCode", "active": "isActive", "orgs": "businessOrganizations",
+}
+
+// fieldName is the field of the column whose key is col.
+func fieldName(col string) string {
+	if name, ok := fieldNames[col]; ok {
+		return name
+	}
+	return col
 }
 
 func blank(cols []string) bool {

@@ -26,7 +26,7 @@ type workbookWriter struct {
 	spool  *os.File
 	buf    *bufio.Writer
 	csv    *csv.Writer
-	widths [4]int
+	widths []int
 	rows   int
 }
 
@@ -35,7 +35,7 @@ func newWorkbookWriter() (*workbookWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a temporary file for the workbook's rows: %w", err)
 	}
-	ww := &workbookWriter{spool: spool, buf: bufio.NewWriter(spool)}
+	ww := &workbookWriter{spool: spool, buf: bufio.NewWriter(spool), widths: make([]int, len(columns))}
 	ww.csv = csv.NewWriter(ww.buf)
 	for i, c := range columns {
 		ww.widths[i] = utf8.RuneCountInString(c)
@@ -43,25 +43,23 @@ func newWorkbookWriter() (*workbookWriter, error) {
 	return ww, nil
 }
 
-func (ww *workbookWriter) write(code, description string, active bool, organizations string) error {
+// write writes the cells of the element code, in the order of columns,
+// isActive TRUE or FALSE.
+func (ww *workbookWriter) write(code string, row []string) error {
 	// The header is the first row.
 	if ww.rows+1 >= excelize.TotalRows {
 		return fmt.Errorf("a sheet holds at most %d elements: export as CSV", excelize.TotalRows-1)
 	}
-	for _, f := range []struct{ name, text string }{{"wbsElementCode", code}, {"description", description}, {"businessOrganizations", organizations}} {
-		if r, ok := notInXML(f.text); ok {
-			return &UnwritableError{Code: code, Err: fmt.Errorf("the element %q: its %s holds %U, which a workbook cannot hold: export it as CSV or JSON", code, f.name, r)}
+	for i, text := range row {
+		if r, ok := notInXML(text); ok {
+			return &UnwritableError{Code: code, Err: fmt.Errorf("the element %q: its %s holds %U, which a workbook cannot hold: export it as CSV or JSON", code, columns[i], r)}
 		}
 	}
 	ww.rows++
-	activeText := "FALSE"
-	if active {
-		activeText = "TRUE"
-	}
-	for i, cell := range []string{code, description, activeText, organizations} {
+	for i, cell := range row {
 		ww.widths[i] = max(ww.widths[i], utf8.RuneCountInString(cell))
 	}
-	return ww.csv.Write([]string{code, description, activeText, organizations})
+	return ww.csv.Write(row)
 }
 
 // close writes the workbook to w and removes the temporary file.
@@ -125,7 +123,11 @@ func (ww *workbookWriter) close(w io.Writer) (err error) {
 		cell, _ := excelize.CoordinatesToCellName(1, row)
 		// Text as text, whatever it looks like ("1000", "=A1", "TRUE"),
 		// the flag as a boolean, and nothing for an empty cell.
-		values := []any{rec[0], textOrNothing(rec[1]), rec[2] == "TRUE", textOrNothing(rec[3])}
+		values := make([]any, len(rec))
+		for i, cell := range rec {
+			values[i] = textOrNothing(cell)
+		}
+		values[0], values[activeColumn] = rec[0], rec[activeColumn] == "TRUE"
 		if err := sw.SetRow(cell, values); err != nil {
 			return err
 		}

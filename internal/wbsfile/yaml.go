@@ -104,7 +104,7 @@ func (p *parser) yamlRecords(seq *yaml.Node, before int) []Record {
 				ok, dup = false, true
 			case slices.Contains(jsonMembers, k):
 			default:
-				p.problem(Problem{Line: n.Content[i].Line + before, Code: code, Field: k, Message: "unknown member (known: wbsElementCode, description, isActive, businessOrganizations)"})
+				p.problem(Problem{Line: n.Content[i].Line + before, Code: code, Field: k, Message: "unknown member (known: " + strings.Join(jsonMembers, ", ") + ")"})
 				ok = false
 			}
 			seen[k] = true
@@ -257,7 +257,7 @@ func (p *parser) yamlWrapper(m *yaml.Node) *yaml.Node {
 }
 
 // jsonMembers are the members of a record, as jsonRecord names them.
-var jsonMembers = []string{"wbsElementCode", "description", "isActive", "businessOrganizations"}
+var jsonMembers = columns
 
 // yamlCode is the code of the record n, as any reading of it would find
 // it: the string of its one member named wbsElementCode in any case; ""

@@ -1,0 +1,124 @@
+package wbsfile
+
+import "github.com/wbsctl/wbsctl/sdk"
+
+// Texts are an element's text fields other than its code. A field nil is
+// one a file leaves out, or an element does not hold; "" in a file clears
+// it. Each has its entry in TextFields, which the readers, writers, plans,
+// saved plans, schemas, maps and views read: a text field is added here,
+// in the SDK's types and in wbstest.
+type Texts struct {
+	Description *string `json:"description" yaml:"description"`
+}
+
+// TextField is one field of Texts: its name in every format, its heading
+// in tables, its limit, and where the SDK's types hold it.
+type TextField struct {
+	// Name is the field in every format: the CSV and workbook column, the
+	// JSON and YAML member, the map's key and the plan's field name.
+	Name string
+	// Heading is its column in tables.
+	Heading string
+	// Max is its length limit in characters, as the SDK validates it.
+	Max int
+	// Usage describes it, for flags and schemas.
+	Usage string
+	// Of, Element, Create and Update return where Texts, the SDK's element
+	// and its create and update requests hold it.
+	Of      func(*Texts) **string
+	Element func(*sdk.WBSElement) **string
+	Create  func(*sdk.CreateWBSElementRequest) **string
+	Update  func(*sdk.UpdateWBSElementRequest) *sdk.Field[string]
+}
+
+// TextFields are the fields of Texts, in the order files, plans and views
+// list them, after the code and before isActive.
+var TextFields = []TextField{{
+	Name: "description", Heading: "DESCRIPTION", Max: sdk.MaxDescriptionLength,
+	Usage:   "the element's description",
+	Of:      func(t *Texts) **string { return &t.Description },
+	Element: func(e *sdk.WBSElement) **string { return &e.Description },
+	Create:  func(r *sdk.CreateWBSElementRequest) **string { return &r.Description },
+	Update:  func(r *sdk.UpdateWBSElementRequest) *sdk.Field[string] { return &r.Description },
+}}
+
+// TextFieldNamed returns the text field named name.
+func TextFieldNamed(name string) (TextField, bool) {
+	for _, f := range TextFields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return TextField{}, false
+}
+
+// Text returns the field f of t: "" where t does not hold it.
+func (t *Texts) Text(f TextField) string { return deref(*f.Of(t)) }
+
+// Same reports whether t and u hold the same text in every field, a
+// field not held being the same as an empty one.
+func (t *Texts) Same(u *Texts) bool {
+	for _, f := range TextFields {
+		if t.Text(f) != u.Text(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// Stated sets in t the fields r states: r's text, or none where r clears
+// the field with "". The fields r leaves out stay as they are.
+func (t *Texts) Stated(r *Texts) {
+	for _, f := range TextFields {
+		if v := *f.Of(r); v != nil {
+			if *v == "" {
+				v = nil
+			}
+			*f.Of(t) = v
+		}
+	}
+}
+
+// ElementTexts are the text fields of el.
+func ElementTexts(el *sdk.WBSElement) Texts {
+	var t Texts
+	for _, f := range TextFields {
+		*f.Of(&t) = *f.Element(el)
+	}
+	return t
+}
+
+// SetElement sets the text fields of el to t's.
+func (t *Texts) SetElement(el *sdk.WBSElement) {
+	for _, f := range TextFields {
+		*f.Element(el) = *f.Of(t)
+	}
+}
+
+// setCreate sets in req the fields t holds with text.
+func (t *Texts) setCreate(req *sdk.CreateWBSElementRequest) {
+	for _, f := range TextFields {
+		if v := *f.Of(t); v != nil && *v != "" {
+			*f.Create(req) = v
+		}
+	}
+}
+
+// SetUpdate sets in req the field f as t states it: its text, or null to
+// clear it.
+func (t *Texts) SetUpdate(req *sdk.UpdateWBSElementRequest, f TextField) {
+	if v := t.Text(f); v != "" {
+		*f.Update(req) = sdk.Set(v)
+	} else {
+		*f.Update(req) = sdk.Null[string]()
+	}
+}
+
+// TextFieldNames are the names of TextFields.
+func TextFieldNames() []string {
+	names := make([]string, len(TextFields))
+	for i, f := range TextFields {
+		names[i] = f.Name
+	}
+	return names
+}
