@@ -36,7 +36,7 @@ func records(n int) []wbsfile.Record {
 		if i%3 == 0 {
 			orgs = append(orgs, sdk.BusinessOrganization{Code: fmt.Sprintf("B%d", i%11), EntityType: "branch"})
 		}
-		recs[i] = wbsfile.Record{Line: int32(i + 2), Code: fmt.Sprintf("P-%05d", i), Description: &d, IsActive: sdk.Ptr(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
+		recs[i] = wbsfile.Record{Line: int32(i + 2), Code: fmt.Sprintf("P-%05d", i), Texts: wbsfile.Texts{Description: &d}, IsActive: sdk.Ptr(i%5 != 0), Organizations: orgs, OrganizationsSet: true}
 	}
 	return recs
 }
@@ -364,7 +364,7 @@ func TestResultsKeepWhatIsNeeded(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := "changed"
-		recs := []wbsfile.Record{{Line: 2, Code: "A-1"}, {Line: 3, Code: "U-1", Description: &d}, {Line: 4, Code: "OLD", IsActive: sdk.Ptr(true)}}
+		recs := []wbsfile.Record{{Line: 2, Code: "A-1"}, {Line: 3, Code: "U-1", Texts: wbsfile.Texts{Description: &d}}, {Line: 4, Code: "OLD", IsActive: sdk.Ptr(true)}}
 		plan, err := buildPlan(ctx, c, recs, PlanOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -182,24 +182,43 @@ func (l *LinkChanges) Removed() []sdk.BusinessOrganization {
 }
 
 // FieldSet is a set of the fields an update changes. In JSON it is the
-// list of their names, in this order: description, isActive,
-// businessOrganizations.
-type FieldSet uint8
+// list of their names, in this order: the text fields of
+// wbsfile.TextFields, isActive, businessOrganizations.
+type FieldSet uint16
 
-// The fields of a FieldSet.
+// The fields of a FieldSet other than the texts, which TextFieldSet
+// names.
 const (
-	FieldDescription FieldSet = 1 << iota
-	FieldIsActive
+	FieldIsActive FieldSet = 1 << (14 + iota)
 	FieldOrganizations
 )
 
-var fieldSetNames = []string{"description", "isActive", "businessOrganizations"}
+// TextFieldSet is the set of one text field, f.
+func TextFieldSet(f wbsfile.TextField) FieldSet {
+	return 1 << slices.IndexFunc(wbsfile.TextFields, func(g wbsfile.TextField) bool { return g.Name == f.Name })
+}
+
+// fieldSetNames are the fields' names in order, and fieldSetBits their
+// sets.
+var (
+	fieldSetNames = slices.Concat(wbsfile.TextFieldNames(), []string{"isActive", "businessOrganizations"})
+	fieldSetBits  = func() []FieldSet {
+		bits := make([]FieldSet, 0, len(fieldSetNames))
+		for i := range wbsfile.TextFields {
+			bits = append(bits, 1<<i)
+		}
+		return append(bits, FieldIsActive, FieldOrganizations)
+	}()
+)
+
+// texts are the text fields of a FieldSet.
+const textFields FieldSet = 1<<14 - 1
 
 // Names returns the names of the fields of f, in order.
 func (f FieldSet) Names() []string {
 	var names []string
 	for i, name := range fieldSetNames {
-		if f&(1<<i) != 0 {
+		if f&fieldSetBits[i] != 0 {
 			names = append(names, name)
 		}
 	}
@@ -224,7 +243,7 @@ func (f *FieldSet) UnmarshalJSON(b []byte) error {
 		if i <= last {
 			return strictjson.Refuse(fmt.Sprintf("%q is unknown, given twice or out of order (the fields, in order: %s)", name, strings.Join(fieldSetNames, ", ")))
 		}
-		*f, last = *f|1<<i, i
+		*f, last = *f|fieldSetBits[i], i
 	}
 	return nil
 }
@@ -232,7 +251,7 @@ func (f *FieldSet) UnmarshalJSON(b []byte) error {
 // State is an element as a plan sees it. BusinessOrganizations is nil
 // where the plan did not read or does not manage the links.
 type State struct {
-	Description           *string                    `json:"description"`
+	wbsfile.Texts         `json:",inline"`
 	IsActive              bool                       `json:"isActive"`
 	BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations"`
 }
@@ -251,12 +270,7 @@ func setRecordState(after *State, r *wbsfile.Record, before *State) {
 	if before != nil {
 		*after = *before
 	}
-	if r.Description != nil {
-		after.Description = r.Description
-		if *r.Description == "" {
-			after.Description = nil
-		}
-	}
+	after.Stated(&r.Texts)
 	if r.IsActive != nil {
 		after.IsActive = *r.IsActive
 	}
@@ -270,14 +284,14 @@ func setRecordState(after *State, r *wbsfile.Record, before *State) {
 
 // The states of an element are compared and diffed by these alone, so
 // that a plan, a saved plan's check and its verification agree: no
-// description and an empty one are the same, links are a set, and links
+// text and an empty one are the same, links are a set, and links
 // not read are not compared. (isRecordState asks more: the links in the
 // record's order, for a state to be made again from the record exactly.)
 
-// sameFields reports whether a and b hold the same description and active
-// flag: what the element list shows.
+// sameFields reports whether a and b hold the same texts and active flag:
+// what the element list shows.
 func sameFields(a, b *State) bool {
-	return deref(a.Description) == deref(b.Description) && a.IsActive == b.IsActive
+	return a.Same(&b.Texts) && a.IsActive == b.IsActive
 }
 
 // sameLinks reports whether two lists hold the same set of links.
@@ -308,8 +322,10 @@ func sameState(a, b *State) bool {
 // to after.
 func diffFields(before, after *State) FieldSet {
 	var fields FieldSet
-	if deref(before.Description) != deref(after.Description) {
-		fields |= FieldDescription
+	for i, f := range wbsfile.TextFields {
+		if before.Text(f) != after.Text(f) {
+			fields |= fieldSetBits[i]
+		}
 	}
 	if before.IsActive != after.IsActive {
 		fields |= FieldIsActive
@@ -469,7 +485,7 @@ func listElements(ctx context.Context, c *sdk.Client, lo *sdk.ListOptions, fn fu
 		if err != nil {
 			return fmt.Errorf("reading the current elements: %w", err)
 		}
-		fn(el.Code, &State{Description: el.Description, IsActive: el.IsActive})
+		fn(el.Code, &State{Texts: wbsfile.ElementTexts(&el), IsActive: el.IsActive})
 	}
 	return nil
 }
@@ -498,11 +514,9 @@ func diffElement(r *wbsfile.Record, before *State) Change {
 // It is nil when the change only removes links.
 func updateRequest(ch *Change) *sdk.UpdateWBSElementRequest {
 	r, upd := ch.record, &sdk.UpdateWBSElementRequest{}
-	if ch.Fields&FieldDescription != 0 {
-		if *r.Description == "" {
-			upd.Description = sdk.Null[string]()
-		} else {
-			upd.Description = sdk.Set(*r.Description)
+	for i, f := range wbsfile.TextFields {
+		if ch.Fields&fieldSetBits[i] != 0 {
+			r.SetUpdate(upd, f)
 		}
 	}
 	if ch.Fields&FieldIsActive != 0 {
@@ -510,7 +524,7 @@ func updateRequest(ch *Change) *sdk.UpdateWBSElementRequest {
 	}
 	if len(ch.Added()) > 0 {
 		upd.BusinessOrganizations = sdk.Set(links.Dedupe(r.Organizations))
-	} else if ch.Fields&(FieldDescription|FieldIsActive) == 0 {
+	} else if ch.Fields&(textFields|FieldIsActive) == 0 {
 		return nil
 	}
 	return upd

@@ -146,8 +146,8 @@ type SavedStep struct {
 
 // savedRecord is a Record with what it leaves out left out.
 type savedRecord struct {
-	Code          string                      `json:"wbsElementCode"`
-	Description   *string                     `json:"description,omitempty"`
+	Code          string `json:"wbsElementCode"`
+	wbsfile.Texts `json:",inline"`
 	IsActive      *bool                       `json:"isActive,omitempty"`
 	Organizations *[]sdk.BusinessOrganization `json:"businessOrganizations,omitempty"`
 }
@@ -189,7 +189,7 @@ func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 				continue
 			}
 			if r := ch.record; r != nil {
-				step.Record = &savedRecord{Code: r.Code, Description: r.Description, IsActive: r.IsActive}
+				step.Record = &savedRecord{Code: r.Code, Texts: r.Texts, IsActive: r.IsActive}
 				if r.OrganizationsSet {
 					orgs := append([]sdk.BusinessOrganization{}, r.Organizations...)
 					step.Record.Organizations = &orgs
@@ -474,7 +474,7 @@ func firstOf(names []string, n int) string {
 }
 
 func (r *savedRecord) record(line int32) *wbsfile.Record {
-	rec := &wbsfile.Record{Line: line, Code: r.Code, Description: r.Description, IsActive: r.IsActive}
+	rec := &wbsfile.Record{Line: line, Code: r.Code, Texts: r.Texts, IsActive: r.IsActive}
 	if r.Organizations != nil {
 		rec.Organizations, rec.OrganizationsSet = *r.Organizations, true
 	}

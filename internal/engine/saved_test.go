@@ -38,8 +38,8 @@ func TestSavedPlanOfAnyDescriptionIsAccepted(t *testing.T) {
 		return rapid.SampledFrom([]*string{nil, new(""), new("a"), new("b")}).Draw(t, "description")
 	})
 	rapid.Check(t, func(t *rapid.T) {
-		before := &State{Description: desc.Draw(t, "listed"), IsActive: rapid.Bool().Draw(t, "listedActive")}
-		r := &wbsfile.Record{Line: 2, Code: "P-1", Description: desc.Draw(t, "record"),
+		before := &State{Texts: wbsfile.Texts{Description: desc.Draw(t, "listed")}, IsActive: rapid.Bool().Draw(t, "listedActive")}
+		r := &wbsfile.Record{Line: 2, Code: "P-1", Texts: wbsfile.Texts{Description: desc.Draw(t, "record")},
 			IsActive: rapid.SampledFrom([]*bool{nil, new(true), new(false)}).Draw(t, "recordActive")}
 		ch := diffElement(r, before)
 		if (ch.Action == ActionUpdate) != (deref(before.Description) != deref(ch.Desired().Description) || before.IsActive != ch.Desired().IsActive) {

@@ -29,21 +29,21 @@ func TestStateWritesPlanAndResults(t *testing.T) {
 	st := newState("u", "c")
 	st.Lineage = "l"
 	for _, code := range []string{"A", "C", "D", "F", "G"} {
-		st.Elements[code] = &State{Description: desc("old " + code), IsActive: true, BusinessOrganizations: links}
+		st.Elements[code] = &State{Texts: wbsfile.Texts{Description: desc("old " + code)}, IsActive: true, BusinessOrganizations: links}
 	}
 	recs := []wbsfile.Record{
-		{Line: 2, Code: "E", Description: desc("new E"), Organizations: links, OrganizationsSet: true},
+		{Line: 2, Code: "E", Texts: wbsfile.Texts{Description: desc("new E")}, Organizations: links, OrganizationsSet: true},
 		{Line: 3, Code: "C"},
-		{Line: 4, Code: "B", Description: desc("new B")},
-		{Line: 5, Code: "D", Description: desc("changed D")},
+		{Line: 4, Code: "B", Texts: wbsfile.Texts{Description: desc("new B")}},
+		{Line: 5, Code: "D", Texts: wbsfile.Texts{Description: desc("changed D")}},
 	}
-	same := &State{Description: desc("old C"), IsActive: true, BusinessOrganizations: links}
+	same := &State{Texts: wbsfile.Texts{Description: desc("old C")}, IsActive: true, BusinessOrganizations: links}
 	plan := &Plan{Changes: []Change{
 		{Action: ActionCreate, Line: 2, Code: "E", record: &recs[0]},
 		{Action: ActionUnchanged, Line: 3, Code: "C", record: &recs[1], before: same, after: same},
 		{Action: ActionCreate, Line: 4, Code: "B", record: &recs[2]},
-		{Action: ActionUpdate, Line: 5, Code: "D", record: &recs[3], Fields: FieldDescription,
-			before: &State{Description: desc("old D"), IsActive: true}, after: &State{Description: desc("changed D"), IsActive: true}},
+		{Action: ActionUpdate, Line: 5, Code: "D", record: &recs[3], Fields: TextFieldSet(wbsfile.TextFields[0]),
+			before: &State{Texts: wbsfile.Texts{Description: desc("old D")}, IsActive: true}, after: &State{Texts: wbsfile.Texts{Description: desc("changed D")}, IsActive: true}},
 		{Action: ActionDelete, Code: "G", before: &State{IsActive: true}},
 	}}
 	path := filepath.Join(t.TempDir(), "state.json")
@@ -104,7 +104,7 @@ func TestKnownSparesLinkReads(t *testing.T) {
 	converge(t, c, recs, false)
 
 	entry := func(r *wbsfile.Record, links []sdk.BusinessOrganization) string {
-		b, err := json.Marshal(State{Description: r.Description, IsActive: *r.IsActive, BusinessOrganizations: links})
+		b, err := json.Marshal(State{Texts: wbsfile.Texts{Description: r.Description}, IsActive: *r.IsActive, BusinessOrganizations: links})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,11 +21,13 @@ type Map struct {
 	name   string
 	digest string
 
-	header      headerRule
-	where       *exprRule
-	code        textRule
-	description *textRule
-	active      *activeRule
+	header headerRule
+	where  *exprRule
+	code   textRule
+	// texts are the rules of wbsfile.TextFields, each nil where the map
+	// leaves the field out.
+	texts  []*textRule
+	active *activeRule
 	// organizations are the rules of the organizations, in the map's
 	// order; organizationsSet says the map has the key (an empty one
 	// owns no type and links nothing).
@@ -170,9 +173,10 @@ func (p *mapParser) err() error {
 }
 
 // keys are the keys of a map file, in the order a map is written.
-var keys = []string{"version", "header", "where", "wbsElementCode", "description", "isActive", "organizations"}
+var keys = slices.Concat([]string{"version", "header", "where", "wbsElementCode"}, wbsfile.TextFieldNames(), []string{"isActive", "organizations"})
 
 func (p *mapParser) root(n *yaml.Node) {
+	p.m.texts = make([]*textRule, len(wbsfile.TextFields))
 	seen := map[string]*yaml.Node{}
 	for k, v := range p.pairs(n, "") {
 		if !slices.Contains(keys, k.Value) {
@@ -193,13 +197,15 @@ func (p *mapParser) root(n *yaml.Node) {
 			}
 		case "wbsElementCode":
 			p.m.code = p.textRule(v, "wbsElementCode", false)
-		case "description":
-			r := p.textRule(v, "description", true)
-			p.m.description = &r
 		case "isActive":
 			p.m.active = p.activeRule(v)
 		case "organizations":
 			p.organizations(v)
+		default:
+			if f := slices.Index(wbsfile.TextFieldNames(), k.Value); f >= 0 {
+				r := p.textRule(v, k.Value, true)
+				p.m.texts[f] = &r
+			}
 		}
 	}
 	if seen["version"] == nil {

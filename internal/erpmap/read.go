@@ -198,10 +198,10 @@ type binding struct {
 	cells    []envCell
 	machine  vm.VM
 
-	code        boundText
-	description *boundText
-	active      *boundActive
-	orgs        []boundText
+	code   boundText
+	texts  []*boundText // of wbsfile.TextFields, nil where the map leaves one out
+	active *boundActive
+	orgs   []boundText
 }
 
 // boundText is a text rule bound to the header; col is the cell a problem
@@ -332,9 +332,12 @@ func (m *Map) bind(t *Table, header []string, line int) (*binding, error) {
 		b.where, _ = bindExpr(m.where.expr, "where", m.where.line)
 	}
 	b.code = text(&m.code, "")
-	if m.description != nil {
-		d := text(m.description, "")
-		b.description = &d
+	b.texts = make([]*boundText, len(m.texts))
+	for i, t := range m.texts {
+		if t != nil {
+			bt := text(t, "")
+			b.texts[i] = &bt
+		}
 	}
 	if a := m.active; a != nil {
 		ba := &boundActive{rule: a, col: -1}
@@ -486,8 +489,8 @@ type reader struct {
 	bad     map[string]bool
 	unnamed map[int]bool
 
-	descriptions slab[string]
-	actives      slab[bool]
+	texts   slab[string]
+	actives slab[bool]
 	// interned holds one copy of each organization code, checked against
 	// the spec's limits once, so that the links of 200,000 rows hold a
 	// few hundred strings; last is the latest of each organization rule,
@@ -603,8 +606,10 @@ func (r *reader) row(row Row) {
 		r.flawed[index] = true
 		r.problem(row.Line, col, rec.Code, field, ruleLine, msg)
 	}
-	if d := b.description; d != nil {
-		rec.Description = r.descriptions.add(strings.Clone(d.read(cells)))
+	for i, t := range b.texts {
+		if t != nil {
+			*wbsfile.TextFields[i].Of(&rec.Texts) = r.texts.add(strings.Clone(t.read(cells)))
+		}
 	}
 	if a := b.active; a != nil {
 		v, stated, msg := r.activeOf(a, cells)
@@ -634,14 +639,17 @@ func (r *reader) row(row Row) {
 	}
 	// The spec's limits, each violation named by the rule that gave it;
 	// the organizations' codes were checked by organizationCode.
-	req := sdk.CreateWBSElementRequest{Code: rec.Code, Description: rec.Description}
+	req := sdk.CreateWBSElementRequest{Code: rec.Code}
+	for _, f := range wbsfile.TextFields {
+		*f.Create(&req) = *f.Of(&rec.Texts)
+	}
 	if err := req.Validate(); err != nil {
 		var ve *sdk.ValidationError
 		if errors.As(err, &ve) {
 			for _, v := range ve.Violations {
 				t := &b.code
-				if v.Field == "description" {
-					t = b.description
+				if f := slices.Index(wbsfile.TextFieldNames(), v.Field); f >= 0 {
+					t = b.texts[f]
 				}
 				fail(t, t.rule.line, t.rule.path, v.Message+" (limit: "+v.Limit+")")
 			}
@@ -807,10 +815,19 @@ func (r *reader) disagree(first, rec *wbsfile.Record, i int) bool {
 		rule               *boundText
 		ruleLine, col      int
 	)
+	// A text is stated by every row or by none: the map gives it or not.
+	text := -1
+	for i, t := range b.texts {
+		if f := wbsfile.TextFields[i]; t != nil && first.Text(f) != rec.Text(f) {
+			text = i
+			break
+		}
+	}
 	switch {
-	case (first.Description == nil) != (rec.Description == nil) || first.Description != nil && *first.Description != *rec.Description:
-		field, rule = "description", b.description
-		here, there = strconv.Quote(*rec.Description), strconv.Quote(*first.Description)
+	case text >= 0:
+		f := wbsfile.TextFields[text]
+		field, rule = f.Name, b.texts[text]
+		here, there = strconv.Quote(rec.Text(f)), strconv.Quote(first.Text(f))
 		ruleLine, col = rule.rule.line, rule.col
 	case (first.IsActive == nil) != (rec.IsActive == nil) || first.IsActive != nil && *first.IsActive != *rec.IsActive:
 		field = "isActive"

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 )
 
 // Schema is the JSON Schema (draft 2020-12) of a map file, for editors
@@ -55,7 +57,6 @@ func Schema() []byte {
 			},
 			"where":          map[string]any{"description": "the rows to keep, a boolean expression; the others are counted, not read", "type": "string", "minLength": 1},
 			"wbsElementCode": text("the element's code", false),
-			"description":    text("the description: an empty cell clears it; left out, apply keeps each element's", true),
 			"isActive": map[string]any{
 				"description": "whether the element is active; left out, apply keeps each element's flag",
 				"oneOf": []any{
@@ -80,6 +81,10 @@ func Schema() []byte {
 				"additionalProperties": text("the organization's code", true),
 			},
 		},
+	}
+	props := schema["properties"].(map[string]any)
+	for _, f := range wbsfile.TextFields {
+		props[f.Name] = text(f.Usage+": an empty cell clears it; left out, apply keeps each element's", true)
 	}
 	out, err := json.MarshalIndent(schema, "", "  ")
 	if err != nil {

@@ -30,7 +30,7 @@ func suggestedOf(t *testing.T, m *Map) suggested {
 		}
 		return r.column
 	}
-	s := suggested{code: text(&m.code), description: text(m.description), orgs: map[string]string{}}
+	s := suggested{code: text(&m.code), description: text(m.texts[0]), orgs: map[string]string{}}
 	if m.active != nil {
 		s.active, s.words = m.active.column, m.active.words
 	}

@@ -87,13 +87,13 @@ func (m *Map) Writer() (*Writer, error) {
 		}})
 	}
 	text(&m.code, func(r wbsfile.Record) (string, bool, error) { return r.Code, true, nil })
-	if d := m.description; d != nil {
-		text(d, func(r wbsfile.Record) (string, bool, error) {
-			if r.Description == nil {
-				return "", false, nil
-			}
-			return *r.Description, true, nil
-		})
+	for i, t := range m.texts {
+		if t != nil {
+			f := wbsfile.TextFields[i]
+			text(t, func(r wbsfile.Record) (string, bool, error) {
+				return r.Text(f), *f.Of(&r.Texts) != nil, nil
+			})
+		}
 	}
 	if a := m.active; a != nil {
 		if a.expr != nil {

@@ -75,7 +75,7 @@ func TestWrittenExportReadsBackThroughTheMap(t *testing.T) {
 		n := rapid.IntRange(0, 6).Draw(t, "elements")
 		var records []wbsfile.Record
 		for i := range n {
-			r := wbsfile.Record{Code: fmt.Sprintf("%s-%d", rapid.SampledFrom(texts).Draw(t, "code"), i), Description: sdk.Ptr(rapid.SampledFrom(texts).Draw(t, "desc")),
+			r := wbsfile.Record{Code: fmt.Sprintf("%s-%d", rapid.SampledFrom(texts).Draw(t, "code"), i), Texts: wbsfile.Texts{Description: sdk.Ptr(rapid.SampledFrom(texts).Draw(t, "desc"))},
 				IsActive: sdk.Ptr(rapid.Bool().Draw(t, "active")), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
 			for _, typ := range append(slices.Clone(types), "branch") {
 				for range rapid.IntRange(0, 2).Draw(t, "links of "+typ) {
@@ -151,7 +151,7 @@ func TestWrittenExportReadsBackThroughTheMap(t *testing.T) {
 			if got.Code != want.Code {
 				t.Fatalf("element %d: code %q read back as %q", i, want.Code, got.Code)
 			}
-			if mp.description != nil && (got.Description == nil || *got.Description != *want.Description) {
+			if mp.texts[0] != nil && (got.Description == nil || *got.Description != *want.Description) {
 				t.Fatalf("%q: description %q read back as %v", want.Code, *want.Description, got.Description)
 			}
 			if mp.active != nil && (got.IsActive == nil || *got.IsActive != *want.IsActive) {

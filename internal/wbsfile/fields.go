@@ -21,7 +21,8 @@ type TextField struct {
 	Heading string
 	// Max is its length limit in characters, as the SDK validates it.
 	Max int
-	// Usage describes it, for flags and schemas.
+	// Usage names it in a sentence ("the description"), for help and
+	// schemas.
 	Usage string
 	// Of, Element, Create and Update return where Texts, the SDK's element
 	// and its create and update requests hold it.
@@ -35,7 +36,7 @@ type TextField struct {
 // list them, after the code and before isActive.
 var TextFields = []TextField{{
 	Name: "description", Heading: "DESCRIPTION", Max: sdk.MaxDescriptionLength,
-	Usage:   "the element's description",
+	Usage:   "the description",
 	Of:      func(t *Texts) **string { return &t.Description },
 	Element: func(e *sdk.WBSElement) **string { return &e.Description },
 	Create:  func(r *sdk.CreateWBSElementRequest) **string { return &r.Description },
@@ -112,6 +113,25 @@ func (t *Texts) SetUpdate(req *sdk.UpdateWBSElementRequest, f TextField) {
 	} else {
 		*f.Update(req) = sdk.Null[string]()
 	}
+}
+
+// TextHeadings are the headings of TextFields in tables.
+func TextHeadings() []string {
+	headings := make([]string, len(TextFields))
+	for i, f := range TextFields {
+		headings[i] = f.Heading
+	}
+	return headings
+}
+
+// ElementCells are the text fields of el as cells of a table, "" where el
+// does not hold one.
+func ElementCells(el *sdk.WBSElement) []string {
+	cells := make([]string, len(TextFields))
+	for i, f := range TextFields {
+		cells[i] = deref(*f.Element(el))
+	}
+	return cells
 }
 
 // TextFieldNames are the names of TextFields.

@@ -130,17 +130,7 @@ func (rw *RecordWriter) Write(r Record) error {
 	case FormatXLSX:
 		return rw.xlsx.write(r.Code, cells(&r, strings.ToUpper(strconv.FormatBool(active))))
 	}
-	code := r.Code
-	orgs := make([]fileOrganization, len(r.Organizations))
-	for k, o := range r.Organizations {
-		orgs[k] = fileOrganization(o)
-	}
-	jr := jsonRecord{Code: &code, IsActive: &active, Organizations: &orgs}
-	// Every text is written, an empty one as "".
-	for _, f := range TextFields {
-		text := r.Text(f)
-		*f.Of(&jr.Texts) = &text
-	}
+	jr := r.item()
 	switch rw.f {
 	case FormatJSON:
 		// The same bytes as an encoder with a two-space indent writes
@@ -165,6 +155,32 @@ func (rw *RecordWriter) Write(r Record) error {
 	}
 	_, err = rw.w.Write(b)
 	return err
+}
+
+// Item is r as a JSON or YAML file written holds it, every field stated,
+// for a filter of the output (--jq, --template).
+func (r *Record) Item() any { return r.item() }
+
+// item is r as a JSON or YAML file written holds it: every field stated,
+// a text not held as "", isActive true where not stated.
+func (r *Record) item() jsonRecord {
+	code, active := r.Code, r.IsActive == nil || *r.IsActive
+	orgs := make([]fileOrganization, len(r.Organizations))
+	for k, o := range r.Organizations {
+		orgs[k] = fileOrganization(o)
+	}
+	jr := jsonRecord{Code: &code, IsActive: &active, Organizations: &orgs}
+	for _, f := range TextFields {
+		text := r.Text(f)
+		*f.Of(&jr.Texts) = &text
+	}
+	return jr
+}
+
+// Cells are r's cells in a table: its code, texts, isActive and links,
+// under Columns.
+func (r *Record) Cells() []string {
+	return cells(r, strconv.FormatBool(r.IsActive == nil || *r.IsActive))
 }
 
 // CheckWritable refuses a record that apply would refuse on reading it

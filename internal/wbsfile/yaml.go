@@ -343,7 +343,7 @@ func yamlFast(data []byte) ([]Record, bool) {
 			return nil, false
 		}
 		r := Record{Line: int32(l.n)}
-		var seen uint8 // a bit for each member read
+		var seen uint32 // a bit for each member read
 		member := l.text[2:]
 		for {
 			if !l.member(&r, &seen, member) {
@@ -423,12 +423,12 @@ func yamlIndent(line []byte) int {
 // member reads the member of a record that text, the rest of the current
 // line, starts with, into r, and moves on to the line after it. It reports
 // false where yamlFast declines the file.
-func (l *yamlLines) member(r *Record, seen *uint8, text []byte) bool {
+func (l *yamlLines) member(r *Record, seen *uint32, text []byte) bool {
 	name, value, ok := yamlKey(text)
 	if !ok {
 		return false
 	}
-	var bit uint8
+	var bit uint32
 	switch string(name) {
 	case "wbsElementCode":
 		bit = 1
@@ -437,18 +437,8 @@ func (l *yamlLines) member(r *Record, seen *uint8, text []byte) bool {
 			return false
 		}
 		r.Code = string(code)
-	case "description":
-		bit = 2
-		text, null, ok := yamlFastScalar(value)
-		if !ok {
-			return false
-		}
-		if !null {
-			d := string(text)
-			r.Description = &d
-		}
 	case "isActive":
-		bit = 4
+		bit = 1 << 1
 		switch string(value) {
 		case "true", "True", "TRUE":
 			r.IsActive = new(true)
@@ -459,7 +449,7 @@ func (l *yamlLines) member(r *Record, seen *uint8, text []byte) bool {
 			return false // a quoted or other scalar: a problem, or not a bool
 		}
 	case "businessOrganizations":
-		bit = 8
+		bit = 1 << 2
 		if r.Organizations, ok = l.organizations(value); !ok {
 			return false
 		}
@@ -470,7 +460,19 @@ func (l *yamlLines) member(r *Record, seen *uint8, text []byte) bool {
 		*seen |= bit
 		return true // organizations has moved on
 	default:
-		return false
+		f := slices.IndexFunc(TextFields, func(f TextField) bool { return f.Name == string(name) })
+		if f < 0 {
+			return false
+		}
+		bit = 1 << (3 + f)
+		text, null, ok := yamlFastScalar(value)
+		if !ok {
+			return false
+		}
+		if !null {
+			d := string(text)
+			*TextFields[f].Of(&r.Texts) = &d
+		}
 	}
 	if *seen&bit != 0 {
 		return false

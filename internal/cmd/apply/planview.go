@@ -10,6 +10,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/engine"
 	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -83,17 +84,23 @@ func changeFields(ch engine.Step, paint func(color, s string) string) [][2]strin
 	field := func(name, value string) { out = append(out, [2]string{name, value}) }
 	switch ch.Action {
 	case engine.ActionCreate:
-		field("description", quote(ch.After.Description))
+		for _, f := range wbsfile.TextFields {
+			field(f.Name, quote(*f.Of(&ch.After.Texts)))
+		}
 		field("isActive", strconv.FormatBool(ch.After.IsActive))
 		if len(ch.After.BusinessOrganizations) > 0 {
 			field("organizations", paint(green, orgList("+", ch.After.BusinessOrganizations)))
 		}
 	case engine.ActionDelete:
-		field("description", quote(ch.Before.Description))
+		for _, f := range wbsfile.TextFields {
+			field(f.Name, quote(*f.Of(&ch.Before.Texts)))
+		}
 		field("isActive", strconv.FormatBool(ch.Before.IsActive))
 	case engine.ActionUpdate:
-		if ch.Fields&engine.FieldDescription != 0 {
-			field("description", quote(ch.Before.Description)+" → "+quote(ch.After.Description))
+		for _, f := range wbsfile.TextFields {
+			if ch.Fields&engine.TextFieldSet(f) != 0 {
+				field(f.Name, quote(*f.Of(&ch.Before.Texts))+" → "+quote(*f.Of(&ch.After.Texts)))
+			}
 		}
 		if ch.Fields&engine.FieldIsActive != 0 {
 			field("isActive", strconv.FormatBool(ch.Before.IsActive)+" → "+strconv.FormatBool(ch.After.IsActive))

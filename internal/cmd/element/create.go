@@ -8,18 +8,19 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // CreateOptions are the inputs of `element create`.
 type CreateOptions struct {
 	cmdutil.Deps
-	Code        string
-	Description string
-	HasDesc     bool
-	Inactive    bool
-	Orgs        []string
-	FromFile    string
+	Code string
+	// Texts are the text flags given, "" too; nil where not given.
+	Texts    wbsfile.Texts
+	Inactive bool
+	Orgs     []string
+	FromFile string
 }
 
 // NewCmdCreate returns `wbsctl element create`.
@@ -35,14 +36,15 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions)
 			if len(args) == 1 {
 				opts.Code = args[0]
 			}
-			opts.HasDesc = cmd.Flags().Changed("description")
 			if (opts.Code == "") == (opts.FromFile == "") {
 				return &cmdutil.UsageError{Err: errors.New("give either CODE or --from-file")}
 			}
 			return cmdutil.Pick(runF, runCreate)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Description, "description", "", "description (at most 100 characters)")
+	textFlags(cmd, &opts.Texts, func(f wbsfile.TextField) string {
+		return fmt.Sprintf("%s (at most %d characters)", f.Name, f.Max)
+	})
 	cmd.Flags().BoolVar(&opts.Inactive, "inactive", false, "create the element inactive")
 	cmd.Flags().StringArrayVar(&opts.Orgs, "org", nil, "business organization as TYPE=CODE (repeatable)")
 	cmd.Flags().StringVar(&opts.FromFile, "from-file", "", "read the JSON body from a file, or - for stdin")
@@ -56,8 +58,8 @@ func runCreate(ctx context.Context, o *CreateOptions) error {
 			return err
 		}
 	} else {
-		if o.HasDesc {
-			req.Description = sdk.Ptr(o.Description)
+		for _, f := range wbsfile.TextFields {
+			*f.Create(req) = *f.Of(&o.Texts)
 		}
 		if o.Inactive {
 			req.IsActive = sdk.Ptr(false)

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmd/flagtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
+	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // flagCase is a command line and the options it parses to; a nil want
@@ -53,8 +55,8 @@ func TestCreateFlags(t *testing.T) {
 	checkFlags(t, NewCmdCreate, func(o *CreateOptions) *cmdutil.Deps { return &o.Deps }, []flagCase[CreateOptions]{
 		{"code", []string{"P-1"}, &CreateOptions{Code: "P-1"}},
 		{"all flags", []string{"P-1", "--description", "Site", "--inactive", "--org", "company=1000", "--org", "branch=B1"},
-			&CreateOptions{Code: "P-1", Description: "Site", HasDesc: true, Inactive: true, Orgs: []string{"company=1000", "branch=B1"}}},
-		{"empty description is given", []string{"P-1", "--description", ""}, &CreateOptions{Code: "P-1", HasDesc: true}},
+			&CreateOptions{Code: "P-1", Texts: wbsfile.Texts{Description: sdk.Ptr("Site")}, Inactive: true, Orgs: []string{"company=1000", "branch=B1"}}},
+		{"empty description is given", []string{"P-1", "--description", ""}, &CreateOptions{Code: "P-1", Texts: wbsfile.Texts{Description: sdk.Ptr("")}}},
 		{"from file", []string{"--from-file", "-"}, &CreateOptions{FromFile: "-"}},
 		{"neither", nil, nil},
 		{"both", []string{"P-1", "--from-file", "e.json"}, nil},
@@ -65,8 +67,8 @@ func TestCreateFlags(t *testing.T) {
 
 func TestUpdateFlags(t *testing.T) {
 	checkFlags(t, NewCmdUpdate, func(o *UpdateOptions) *cmdutil.Deps { return &o.Deps }, []flagCase[UpdateOptions]{
-		{"description", []string{"P-1", "--description", "New"}, &UpdateOptions{Code: "P-1", Description: "New", HasDesc: true}},
-		{"clear and activate", []string{"P-1", "--clear-description", "--active"}, &UpdateOptions{Code: "P-1", ClearDescription: true, Active: true}},
+		{"description", []string{"P-1", "--description", "New"}, &UpdateOptions{Code: "P-1", Texts: wbsfile.Texts{Description: sdk.Ptr("New")}}},
+		{"clear and activate", []string{"P-1", "--clear-description", "--active"}, &UpdateOptions{Code: "P-1", Clear: []string{"description"}, Active: true}},
 		{"orgs", []string{"P-1", "--org", "company=1000"}, &UpdateOptions{Code: "P-1", Orgs: []string{"company=1000"}}},
 		{"from file", []string{"P-1", "--from-file", "u.json"}, &UpdateOptions{Code: "P-1", FromFile: "u.json"}},
 		{"no code", nil, nil},

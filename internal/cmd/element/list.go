@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/output"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -136,7 +138,7 @@ func runList(ctx context.Context, o *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := o.Printer("CODE", "DESCRIPTION", "ACTIVE")
+	p, err := o.Printer(slices.Concat([]string{"CODE"}, wbsfile.TextHeadings(), []string{"ACTIVE"})...)
 	if err != nil {
 		return err
 	}
@@ -161,13 +163,9 @@ func runList(ctx context.Context, o *ListOptions) error {
 	return nil
 }
 
-// addElement adds el to p as a row: its code, description and flag.
+// addElement adds el to p as a row: its code, texts and flag.
 func addElement(p *output.Printer, el sdk.WBSElement) error {
-	desc := ""
-	if el.Description != nil {
-		desc = *el.Description
-	}
-	return p.Add(el, el.Code, desc, strconv.FormatBool(el.IsActive))
+	return p.Add(el, slices.Concat([]string{el.Code}, wbsfile.ElementCells(&el), []string{strconv.FormatBool(el.IsActive)})...)
 }
 
 // addPages adds to p the elements that match, page after page, until the

@@ -2,20 +2,24 @@ package element
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
 // UpdateOptions are the inputs of `element update`.
 type UpdateOptions struct {
 	cmdutil.Deps
-	Code             string
-	Description      string
-	HasDesc          bool
-	ClearDescription bool
+	Code string
+	// Texts are the text flags given, "" too; nil where not given.
+	Texts wbsfile.Texts
+	// Clear are the names of the text fields to clear.
+	Clear            []string
 	Active, Inactive bool
 	Orgs             []string
 	FromFile         string
@@ -36,23 +40,43 @@ platform.`,
 		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Code = args[0]
-			opts.HasDesc = cmd.Flags().Changed("description")
+			for _, f := range wbsfile.TextFields {
+				if on, _ := cmd.Flags().GetBool("clear-" + flagName(f)); on {
+					opts.Clear = append(opts.Clear, f.Name)
+				}
+			}
 			return cmdutil.Pick(runF, runUpdate)(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Description, "description", "", "new description (at most 100 characters)")
-	fl.BoolVar(&opts.ClearDescription, "clear-description", false, "remove the description")
+	textFlags(cmd, &opts.Texts, func(f wbsfile.TextField) string {
+		return fmt.Sprintf("new %s (at most %d characters)", f.Name, f.Max)
+	})
+	for _, f := range wbsfile.TextFields {
+		fl.Bool("clear-"+flagName(f), false, "remove "+f.Usage)
+	}
 	fl.BoolVar(&opts.Active, "active", false, "make the element active")
 	fl.BoolVar(&opts.Inactive, "inactive", false, "make the element inactive")
 	fl.StringArrayVar(&opts.Orgs, "org", nil, "business organization as TYPE=CODE (repeatable)")
 	fl.StringVar(&opts.FromFile, "from-file", "", "read the JSON body from a file, or - for stdin")
-	cmd.MarkFlagsMutuallyExclusive("description", "clear-description")
+	for _, f := range wbsfile.TextFields {
+		cmd.MarkFlagsMutuallyExclusive(flagName(f), "clear-"+flagName(f))
+		cmd.MarkFlagsMutuallyExclusive("from-file", flagName(f))
+		cmd.MarkFlagsMutuallyExclusive("from-file", "clear-"+flagName(f))
+	}
 	cmd.MarkFlagsMutuallyExclusive("active", "inactive")
-	cmd.MarkFlagsMutuallyExclusive("from-file", "description")
-	cmd.MarkFlagsMutuallyExclusive("from-file", "clear-description")
 	cmd.MarkFlagsMutuallyExclusive("from-file", "org")
 	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
+}
+
+// textsGiven reports whether req sets or clears a text field.
+func textsGiven(req *sdk.UpdateWBSElementRequest) bool {
+	for _, f := range wbsfile.TextFields {
+		if !f.Update(req).IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 func runUpdate(ctx context.Context, o *UpdateOptions) error {
@@ -62,11 +86,13 @@ func runUpdate(ctx context.Context, o *UpdateOptions) error {
 			return err
 		}
 	}
-	switch {
-	case o.HasDesc:
-		req.Description = sdk.Set(o.Description)
-	case o.ClearDescription:
-		req.Description = sdk.Null[string]()
+	for _, f := range wbsfile.TextFields {
+		if v := *f.Of(&o.Texts); v != nil {
+			*f.Update(req) = sdk.Set(*v)
+		}
+		if slices.Contains(o.Clear, f.Name) {
+			*f.Update(req) = sdk.Null[string]()
+		}
 	}
 	switch {
 	case o.Active:
@@ -81,8 +107,12 @@ func runUpdate(ctx context.Context, o *UpdateOptions) error {
 		}
 		req.BusinessOrganizations = sdk.Set(orgs)
 	}
-	if req.Description.IsZero() && req.IsActive.IsZero() && req.BusinessOrganizations.IsZero() {
-		return &cmdutil.UsageError{Err: errors.New("nothing to update: give --description, --clear-description, --active, --inactive, --org or --from-file")}
+	if !textsGiven(req) && req.IsActive.IsZero() && req.BusinessOrganizations.IsZero() {
+		var flags []string
+		for _, f := range wbsfile.TextFields {
+			flags = append(flags, "--"+flagName(f), "--clear-"+flagName(f))
+		}
+		return &cmdutil.UsageError{Err: fmt.Errorf("nothing to update: give %s, --active, --inactive, --org or --from-file", strings.Join(flags, ", "))}
 	}
 	c, err := o.Client()
 	if err != nil {

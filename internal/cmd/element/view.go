@@ -3,12 +3,14 @@ package element
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/notation"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -77,7 +79,7 @@ func runView(ctx context.Context, o *ViewOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := o.Printer("CODE", "DESCRIPTION", "ACTIVE", "ORGANIZATIONS")
+	p, err := o.Printer(slices.Concat([]string{"CODE"}, wbsfile.TextHeadings(), []string{"ACTIVE", "ORGANIZATIONS"})...)
 	if err != nil {
 		return err
 	}
@@ -152,15 +154,11 @@ func findElements(ctx context.Context, c *sdk.Client, codes []string) (map[strin
 
 // viewRow is the table row of v.
 func viewRow(v elementView) []string {
-	desc := ""
-	if v.Description != nil {
-		desc = *v.Description
-	}
 	orgs := make([]sdk.BusinessOrganization, len(v.BusinessOrganizations))
 	for i, l := range v.BusinessOrganizations {
 		orgs[i] = l.BusinessOrganization()
 	}
-	return []string{v.Code, desc, strconv.FormatBool(v.IsActive), notation.Format(orgs)}
+	return slices.Concat([]string{v.Code}, wbsfile.ElementCells(&v.WBSElement), []string{strconv.FormatBool(v.IsActive), notation.Format(orgs)})
 }
 
 // notFound is the error of the codes the list does not hold, after read

@@ -225,7 +225,7 @@ func export(ctx context.Context, c *sdk.Client, pageSize, concurrency int, write
 
 // exportRecord is el with every link it has, as a record of a file.
 func exportRecord(ctx context.Context, c *sdk.Client, el sdk.WBSElement, pageSize int) (wbsfile.Record, error) {
-	r := wbsfile.Record{Code: el.Code, Description: el.Description, IsActive: sdk.Ptr(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
+	r := wbsfile.Record{Code: el.Code, Texts: wbsfile.ElementTexts(&el), IsActive: sdk.Ptr(el.IsActive), OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{}}
 	for l, err := range c.WBSElements.AllBusinessOrganizationsOfExisting(ctx, el.Code, &sdk.ListOptions{PageSize: pageSize}) {
 		if err != nil {
 			return r, fmt.Errorf("organizations of %q: %w", el.Code, err)

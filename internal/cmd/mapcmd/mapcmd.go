@@ -11,13 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/erpmap"
-	"github.com/wbsctl/wbsctl/internal/notation"
 	"github.com/wbsctl/wbsctl/internal/output"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -267,13 +266,12 @@ func printRecords(o *CheckOptions, records []wbsfile.Record) error {
 	mode := o.Mode()
 	format := wbsfile.Format(cmp.Or(string(mode.Format), "csv"))
 	if mode.Format == "" && o.IO.IsStdoutTTY() || mode.Format == output.Table || mode.Filter || mode.Format == output.CSV && o.NoHeaders {
-		p, err := o.Printer("CODE", "DESCRIPTION", "ACTIVE", "ORGANIZATIONS")
+		p, err := o.Printer(slices.Concat([]string{"CODE"}, wbsfile.TextHeadings(), []string{"ACTIVE", "ORGANIZATIONS"})...)
 		if err != nil {
 			return err
 		}
 		for _, r := range records {
-			item := fileItem(r)
-			if err := p.Add(item, item.Code, item.Description, strconv.FormatBool(item.IsActive), notation.Format(r.Organizations)); err != nil {
+			if err := p.Add(r.Item(), r.Cells()...); err != nil {
 				return err
 			}
 		}
@@ -293,29 +291,4 @@ func printRecords(o *CheckOptions, records []wbsfile.Record) error {
 		return err
 	}
 	return out.Flush()
-}
-
-// item is a record as the JSON of a wbsctl file holds it, every field
-// stated, as wbsfile's RecordWriter writes it.
-type item struct {
-	Code          string         `json:"wbsElementCode"`
-	Description   string         `json:"description"`
-	IsActive      bool           `json:"isActive"`
-	Organizations []organization `json:"businessOrganizations"`
-}
-
-type organization struct {
-	Code       string `json:"code"`
-	EntityType string `json:"entityType"`
-}
-
-func fileItem(r wbsfile.Record) item {
-	it := item{Code: r.Code, IsActive: r.IsActive == nil || *r.IsActive, Organizations: []organization{}}
-	if r.Description != nil {
-		it.Description = *r.Description
-	}
-	for _, o := range r.Organizations {
-		it.Organizations = append(it.Organizations, organization(o))
-	}
-	return it
 }

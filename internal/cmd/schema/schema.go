@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/erpmap"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
 
@@ -63,34 +64,37 @@ func namingObject() map[string]any {
 
 // wbsElement is #/$defs/wbsElement: one element, its code required.
 func wbsElement() map[string]any {
+	props := map[string]any{
+		"wbsElementCode": map[string]any{
+			"description": "the element's code",
+			"type":        "string",
+			"minLength":   sdk.MinCodeLength,
+			"maxLength":   sdk.MaxCodeLength,
+			"pattern":     noControl,
+		},
+		"isActive": map[string]any{
+			"description": "whether the element is active; a new element is active unless false",
+			"type":        []string{"boolean", "null"},
+		},
+		"businessOrganizations": map[string]any{
+			"description": "every link of the element: [] removes them all, null leaves them as they are",
+			"type":        []string{"array", "null"},
+			"items":       map[string]any{"$ref": "#/$defs/businessOrganization"},
+		},
+	}
+	for _, f := range wbsfile.TextFields {
+		props[f.Name] = map[string]any{
+			"description": fmt.Sprintf("%s, at most %d characters: an empty string clears it; null, or no %s, leaves it as it is", f.Usage, f.Max, f.Name),
+			"type":        []string{"string", "null"},
+			"maxLength":   f.Max,
+			"pattern":     noControl,
+		}
+	}
 	return map[string]any{
 		"type":                 "object",
 		"additionalProperties": false,
 		"required":             []string{"wbsElementCode"},
-		"properties": map[string]any{
-			"wbsElementCode": map[string]any{
-				"description": "the element's code",
-				"type":        "string",
-				"minLength":   sdk.MinCodeLength,
-				"maxLength":   sdk.MaxCodeLength,
-				"pattern":     noControl,
-			},
-			"description": map[string]any{
-				"description": fmt.Sprintf("the description, at most %d characters: an empty string clears it; null, or no description, leaves it as it is", sdk.MaxDescriptionLength),
-				"type":        []string{"string", "null"},
-				"maxLength":   sdk.MaxDescriptionLength,
-				"pattern":     noControl,
-			},
-			"isActive": map[string]any{
-				"description": "whether the element is active; a new element is active unless false",
-				"type":        []string{"boolean", "null"},
-			},
-			"businessOrganizations": map[string]any{
-				"description": "every link of the element: [] removes them all, null leaves them as they are",
-				"type":        []string{"array", "null"},
-				"items":       map[string]any{"$ref": "#/$defs/businessOrganization"},
-			},
-		},
+		"properties":           props,
 	}
 }
 
