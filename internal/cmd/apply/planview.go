@@ -53,7 +53,7 @@ func writePlan(w io.Writer, plan *engine.Plan, v planView) error {
 		}
 		b.WriteString("\n")
 		for _, f := range changeFields(ch, paint) {
-			fmt.Fprintf(b, "      %-15s%s\n", f[0]+":", f[1])
+			fmt.Fprintf(b, "      %-*s%s\n", fieldWidth, f[0]+":", f[1])
 		}
 	}
 	return b.Flush()
@@ -77,6 +77,16 @@ func planRows(plan *engine.Plan, showUnchanged bool) (columns []string, rows [][
 	}
 	return []string{"ACTION", "CODE", "LINE", "CHANGES"}, rows, items
 }
+
+// fieldWidth is the width of a field's name and colon in the diff: the
+// longest name's, and a space.
+var fieldWidth = func() int {
+	width := len("organizations:") + 1
+	for _, f := range wbsfile.TextFields {
+		width = max(width, len(f.Name)+2)
+	}
+	return width
+}()
 
 // changeFields are the fields a change shows, as name and value.
 func changeFields(ch engine.Step, paint func(color, s string) string) [][2]string {
