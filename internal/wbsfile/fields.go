@@ -1,12 +1,17 @@
 package wbsfile
 
-import "github.com/wbsctl/wbsctl/sdk"
+import (
+	"strconv"
+
+	"github.com/wbsctl/wbsctl/sdk"
+)
 
 // Texts are an element's text fields other than its code. A field nil is
 // one a file leaves out, or an element does not hold; "" in a file clears
 // it. Each has its entry in TextFields, which the readers, writers, plans,
-// saved plans, schemas, maps and views read: a text field is added here,
-// in the SDK's types and in wbstest.
+// saved plans, schemas, maps and views read, and its case in the four
+// functions below that say where it is held: a text field is added in
+// this file, in the SDK's types and in wbstest.
 type Texts struct {
 	Description *string `json:"description" yaml:"description"`
 }
@@ -24,24 +29,76 @@ type TextField struct {
 	// Usage names it in a sentence ("the description"), for help and
 	// schemas.
 	Usage string
-	// Of, Element, Create and Update return where Texts, the SDK's element
-	// and its create and update requests hold it.
-	Of      func(*Texts) **string
-	Element func(*sdk.WBSElement) **string
-	Create  func(*sdk.CreateWBSElementRequest) **string
-	Update  func(*sdk.UpdateWBSElementRequest) *sdk.Field[string]
+	// index is its place in TextFields.
+	index int
 }
 
 // TextFields are the fields of Texts, in the order files, plans and views
 // list them, after the code and before isActive.
-var TextFields = []TextField{{
-	Name: "description", Heading: "DESCRIPTION", Max: sdk.MaxDescriptionLength,
-	Usage:   "the description",
-	Of:      func(t *Texts) **string { return &t.Description },
-	Element: func(e *sdk.WBSElement) **string { return &e.Description },
-	Create:  func(r *sdk.CreateWBSElementRequest) **string { return &r.Description },
-	Update:  func(r *sdk.UpdateWBSElementRequest) *sdk.Field[string] { return &r.Description },
-}}
+var TextFields = indexed([]TextField{
+	{Name: "description", Heading: "DESCRIPTION", Max: sdk.MaxDescriptionLength, Usage: "the description"},
+})
+
+// Where each field of TextFields is held, a case for each in its order:
+// in Texts, the SDK's element, and its create and update requests. They
+// are functions, not values of the table, so that a record or an element
+// on the stack stays there when a field of it is read or set.
+
+func (t *Texts) at(i int) **string {
+	switch i {
+	case 0:
+		return &t.Description
+	}
+	panic(noField(i))
+}
+
+func elementText(e *sdk.WBSElement, i int) **string {
+	switch i {
+	case 0:
+		return &e.Description
+	}
+	panic(noField(i))
+}
+
+func createText(r *sdk.CreateWBSElementRequest, i int) **string {
+	switch i {
+	case 0:
+		return &r.Description
+	}
+	panic(noField(i))
+}
+
+func updateText(r *sdk.UpdateWBSElementRequest, i int) *sdk.Field[string] {
+	switch i {
+	case 0:
+		return &r.Description
+	}
+	panic(noField(i))
+}
+
+func noField(i int) string { return "wbsfile: no text field " + strconv.Itoa(i) }
+
+// indexed numbers the fields of a table.
+func indexed(fields []TextField) []TextField {
+	for i := range fields {
+		fields[i].index = i
+	}
+	return fields
+}
+
+// Of returns where t holds the field.
+func (f TextField) Of(t *Texts) **string { return t.at(f.index) }
+
+// Element returns where the SDK's element holds the field.
+func (f TextField) Element(e *sdk.WBSElement) **string { return elementText(e, f.index) }
+
+// Create returns where a create request holds the field.
+func (f TextField) Create(r *sdk.CreateWBSElementRequest) **string { return createText(r, f.index) }
+
+// Update returns where an update request holds the field.
+func (f TextField) Update(r *sdk.UpdateWBSElementRequest) *sdk.Field[string] {
+	return updateText(r, f.index)
+}
 
 // TextFieldNamed returns the text field named name.
 func TextFieldNamed(name string) (TextField, bool) {
