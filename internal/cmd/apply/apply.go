@@ -61,6 +61,9 @@ type Options struct {
 	Rate      string
 	Report    string
 	Quiet     bool
+	// ProgressInterval is the time between two progress lines where
+	// stderr is no terminal (a CI job's log).
+	ProgressInterval time.Duration
 	// StepSummary is a file that the plan or the results are appended
 	// to as Markdown: GitHub Actions' $GITHUB_STEP_SUMMARY, unless
 	// --no-step-summary or WBSCTL_NO_STEP_SUMMARY=1.
@@ -202,6 +205,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no progress")
+	fl.DurationVar(&opts.ProgressInterval, "progress-interval", 3*time.Second, "where stderr is no terminal (a CI log), the time between two progress lines")
 	fl.StringVar(&opts.CodeQuality, "codequality", "", "write the file's problems to this `FILE` as a GitLab Code Quality report (an empty list when there are none)")
 	fl.BoolVar(&noStepSummary, "no-step-summary", false, "do not append the plan or results to $GITHUB_STEP_SUMMARY (also WBSCTL_NO_STEP_SUMMARY=1)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "ndjson", "yaml", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
@@ -517,6 +521,8 @@ func (o *Options) check() error {
 		return usage("--concurrency must be at least 1")
 	case o.PageSize < 1:
 		return usage("--page-size must be at least 1")
+	case o.ProgressInterval <= 0:
+		return usage("--progress-interval must be more than 0 (--quiet prints no progress)")
 	case o.MaxPages < 1:
 		return usage("--max-pages must be at least 1")
 	case o.Refresh && o.State == "":

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wbsctl/wbsctl/internal/cmd/apply"
 	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/internal/output"
@@ -132,7 +131,7 @@ func TestProgressBarOnATerminal(t *testing.T) {
 // Without a terminal, progress lines come while the writes run and stop
 // before the summary, which is the last line.
 func TestProgressLinesEndBeforeTheSummary(t *testing.T) {
-	apply.SetProgressInterval(t, time.Millisecond)
+	t.Parallel() // the interval is the run's own flag, no package state
 	srv := wbstest.Start(t, wbstest.WithFaults(wbstest.FaultRule{Kind: wbstest.FaultLatency, Latency: 5 * time.Millisecond, Method: "POST"}))
 	var b strings.Builder
 	b.WriteString("wbsElementCode,description\n")
@@ -141,7 +140,7 @@ func TestProgressLinesEndBeforeTheSummary(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "elements.csv")
 	os.WriteFile(file, []byte(b.String()), 0o600)
-	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "--concurrency", "1")
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "--concurrency", "1", "--progress-interval", "1ms")
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	if code != 0 || !strings.HasPrefix(errOut, "progress: ") || !strings.HasPrefix(lines[len(lines)-1], "create: 20 ok") {
 		t.Fatalf("exit %d, want progress lines, then the summary last:\n%s", code, errOut)

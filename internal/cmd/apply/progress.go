@@ -12,7 +12,7 @@ import (
 )
 
 // progress is what apply says while it makes the plan's changes: a bar on
-// a terminal, a line every progressInterval on a pipe, nothing with
+// a terminal, a line every --progress-interval on a pipe, nothing with
 // --quiet. Its lines end, their goroutine gone, before anything else is
 // written to stderr (stop), on every way out.
 type progress struct {
@@ -71,13 +71,10 @@ func (p *progress) add(r engine.Result) {
 	}
 }
 
-// progressInterval is the time between two progress lines.
-var progressInterval = 3 * time.Second
-
-// lines prints a line every progressInterval on stderr until stop.
+// lines prints a line every --progress-interval on stderr until stop.
 func (p *progress) lines(total int) {
 	start := time.Now()
-	tick := time.NewTicker(progressInterval)
+	tick := time.NewTicker(p.o.ProgressInterval)
 	defer tick.Stop()
 	for {
 		select {
