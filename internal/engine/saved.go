@@ -155,7 +155,7 @@ type savedRecord struct {
 // FileDigest is the digest a saved plan records of its file and its map.
 func FileDigest(data []byte) string {
 	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return digestText(sum[:])
 }
 
 // ReadDigest is FileDigest of what r holds, read a piece at a time.
@@ -164,8 +164,11 @@ func ReadDigest(r io.Reader) (string, error) {
 	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return digestText(h.Sum(nil)), nil
 }
+
+// digestText is how a saved plan writes a SHA-256 sum.
+func digestText(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
 
 // savedHead is the plan's saved form without its steps.
 func (p *Plan) savedHead(baseURL, clientID string, src Source, now time.Time) *SavedPlan {

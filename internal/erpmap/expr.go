@@ -260,6 +260,11 @@ func exprError(src string, err error) error {
 	if strings.Contains(fe.Message, `Operator("=")`) {
 		return fmt.Errorf("a single = at %s: compare with ==", at(src, fe.Location))
 	}
+	for _, op := range []string{"contains", "startsWith", "endsWith"} {
+		if strings.Contains(fe.Message, `Operator("`+op+`")`) {
+			return fmt.Errorf("%s is an operator at %s: write Column %s \"text\", not %s(Column, \"text\")", op, at(src, fe.Location), op, op)
+		}
+	}
 	for _, op := range []string{"&&", "||", "and", "or"} {
 		if strings.HasPrefix(fe.Message, "invalid operation: "+op+" ") && !strings.Contains(fe.Message, "bool and bool") {
 			return fmt.Errorf("%s at %s joins booleans, not text: compare the text first (Column == \"value\")", op, at(src, fe.Location))

@@ -102,6 +102,8 @@ func TestExpressionRefusals(t *testing.T) {
 		{`Buchungskreis == 1000`, kindBool, `the number 1000 at character 18: cells are text, so write it in quotes ("1000")`},
 		{`Buchungskreis in ["1000", 2000]`, kindBool, `the number 2000 at character 27`},
 		{`Buchungskreis = "1000"`, kindBool, "a single = at character 15: compare with =="},
+		{`contains(Bezeichnung, "ump")`, kindBool, `contains is an operator at character 1: write Column contains "text"`},
+		{`Bezeichnung == "a" || startsWith(Bezeichnung, "P")`, kindBool, `startsWith is an operator at character 23`},
 		{`trimm(Bezeichnung)`, kindText, "unknown function trimm at character 1"},
 		{`$env[Bezeichnung]`, kindText, `$env at character 1: write $env["column name"]`},
 		{`$env`, kindText, `$env at character 1`},
