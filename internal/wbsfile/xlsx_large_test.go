@@ -72,7 +72,8 @@ func TestXLSXMillionRows(t *testing.T) {
 	if len(file.Records) != 2 {
 		t.Fatalf("records %d, want the two valid ones", len(file.Records))
 	}
-	grown := int64(peak.Load()) - int64(before.HeapInuse)
+	// The collector may free more than the read holds: no growth is 0.
+	grown := max(int64(peak.Load())-int64(before.HeapInuse), 0)
 	t.Logf("a workbook of %d bytes, its sheet %d unzipped: the heap grew by %d MiB at most", len(data), unzipped, grown>>20)
 	if grown > 64<<20 {
 		t.Fatalf("the heap grew by %d MiB reading the sheet: it is not streamed", grown>>20)
