@@ -11,6 +11,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	kflate "github.com/klauspost/compress/flate"
+
 	"github.com/xuri/excelize/v2"
 )
 
@@ -43,6 +45,9 @@ func openWorkbook(data []byte) (*workbookParts, error) {
 	if err != nil {
 		return nil, errNotZip
 	}
+	// klauspost/compress inflates the same bytes as compress/flate with
+	// less of the processor, which the sheet's XML shares.
+	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) })
 	wb := &workbookParts{zr: zr, byName: map[string]*zip.File{}, wbPart: "xl/workbook.xml"}
 	var total uint64
 	for _, f := range zr.File {

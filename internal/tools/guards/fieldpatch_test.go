@@ -48,9 +48,9 @@ func TestAFieldIsAddedInAFewFiles(t *testing.T) {
 		command(t, root, "git", "apply", "--check", fieldPatch)
 		return
 	}
-	// A copy of the tree as git knows it, with the patch applied.
+	// A copy of the tree, as git would commit it, with the patch applied.
 	dir := t.TempDir()
-	files := command(t, root, "git", "ls-files", "-z")
+	files := command(t, root, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	for _, name := range strings.Split(strings.TrimRight(files, "\x00"), "\x00") {
 		data, err := os.ReadFile(filepath.Join(root, name))
 		if os.IsNotExist(err) {
