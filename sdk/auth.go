@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Token is an access token and the time it stops being valid.
@@ -320,18 +322,32 @@ func jwtExpiry(tok string) (time.Time, bool) {
 // jsonErrorText describes a JSON decoding error without quoting the input,
 // which may hold a token.
 func jsonErrorText(err error) string {
+	// Pages are decoded by go-json-experiment's encoding/json (v1), whose
+	// errors are its own types of the same fields.
 	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		if syn.Error() == "unexpected end of JSON input" {
-			return fmt.Sprintf("the JSON is cut short after %d bytes", syn.Offset)
-		}
-		return fmt.Sprintf("invalid JSON at byte %d", syn.Offset)
-	}
+	var syn1 *jsonv1.SyntaxError
 	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
+	var typ1 *jsonv1.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return syntaxText(syn.Error(), syn.Offset)
+	case errors.As(err, &syn1):
+		return syntaxText(syn1.Error(), syn1.Offset)
+	case errors.As(err, &typ):
 		return fmt.Sprintf("member %q has the wrong type", typ.Field)
+	case errors.As(err, &typ1):
+		return fmt.Sprintf("member %q has the wrong type", typ1.Field)
 	}
 	return "invalid JSON"
+}
+
+// syntaxText is a syntax error of JSON, msg at offset, as an error says
+// it.
+func syntaxText(msg string, offset int64) string {
+	if msg == "unexpected end of JSON input" {
+		return fmt.Sprintf("the JSON is cut short after %d bytes", offset)
+	}
+	return fmt.Sprintf("invalid JSON at byte %d", offset)
 }
 
 // TokenRejected drops tok, which the platform rejected for a client that

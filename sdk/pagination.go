@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // defaultPageSize is the platform's page size when none is asked (spec 8).
@@ -261,8 +263,8 @@ func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
 		Data       []T
 		Hits, Next json.RawMessage
 	}
-	err := json.Unmarshal(body, &envelope)
-	var typeErr *json.UnmarshalTypeError
+	err := jsonv1.Unmarshal(body, &envelope)
+	var typeErr *jsonv1.UnmarshalTypeError
 	if err != nil && !errors.As(err, &typeErr) {
 		return nil, errors.New(jsonErrorText(err))
 	}
@@ -276,7 +278,7 @@ func decodePage[T any](body []byte, number int, u *url.URL) (*Page[T], error) {
 		// page's, decoded alone: one before it would leave its items
 		// and its errors in a decoding of the whole.
 		envelope.Data = nil
-		if err := json.Unmarshal(data, &envelope.Data); err != nil {
+		if err := jsonv1.Unmarshal(data, &envelope.Data); err != nil {
 			return nil, fmt.Errorf("the answer's data is not a list of items: %s", jsonErrorText(err))
 		}
 	}
