@@ -336,6 +336,13 @@ func jsonErrorText(err error) string {
 	case errors.As(err, &typ):
 		return fmt.Sprintf("member %q has the wrong type", typ.Field)
 	case errors.As(err, &typ1):
+		// Its path names an item of a list by its index: 0.isActive.
+		if item, member, _ := strings.Cut(typ1.Field, "."); item != "" && strings.Trim(item, "0123456789") == "" {
+			if member == "" {
+				return fmt.Sprintf("item %s has the wrong type", item)
+			}
+			return fmt.Sprintf("member %q of item %s has the wrong type", member, item)
+		}
 		return fmt.Sprintf("member %q has the wrong type", typ1.Field)
 	}
 	return "invalid JSON"

@@ -308,3 +308,17 @@ func FuzzDecodePageAgainstUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+// A page whose item has a member of the wrong type is refused naming the
+// item and the member.
+func TestPageOfAWrongTypeNamesTheItem(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"data":[{"wbsElementCode":"A"},{"wbsElementCode":"B","isActive":"yes"}]}`: `member "isActive" of item 1 has the wrong type`,
+		`{"data":[{"wbsElementCode":"A"},7]}`:                                        `item 1 has the wrong type`,
+		`{"data":"none"}`:                                                            `the answer's data is not a list of items`,
+	} {
+		if _, err := decodePage[WBSElement]([]byte(body), 1, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}

@@ -152,6 +152,36 @@ type savedRecord struct {
 	Organizations *[]sdk.BusinessOrganization `json:"businessOrganizations,omitempty"`
 }
 
+// MarshalJSON writes r with what it leaves out left out: the members of
+// its tags, but no member for a text it does not state (Texts, as a plan's
+// states write it, holds null for it, which a reviewer reads as clearing
+// the field).
+func (r savedRecord) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	member := func(name string, v any) error {
+		value, err := json.Marshal(v)
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, '"'), name...), `":`...)
+		b = append(b, value...)
+		return err
+	}
+	err := member("wbsElementCode", r.Code)
+	for _, f := range wbsfile.TextFields {
+		if v := *f.Of(&r.Texts); v != nil && err == nil {
+			err = member(f.Name, *v)
+		}
+	}
+	if r.IsActive != nil && err == nil {
+		err = member("isActive", *r.IsActive)
+	}
+	if r.Organizations != nil && err == nil {
+		err = member("businessOrganizations", *r.Organizations)
+	}
+	return append(b, '}'), err
+}
+
 // FileDigest is the digest a saved plan records of its file and its map.
 func FileDigest(data []byte) string {
 	sum := sha256.Sum256(data)

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,6 +58,26 @@ func TestSavedPlanOfAnyDescriptionIsAccepted(t *testing.T) {
 		}
 		if got := sp.Plan().Pending(); got != plan.Pending() {
 			t.Fatalf("read back pending %v, made %v", got, plan.Pending())
+		}
+		// The record a reviewer reads states what the file stated: no
+		// description member where the file left it out.
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Steps []struct {
+				Record map[string]any `json:"record"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Steps) != 1 {
+			t.Fatalf("%v: %s", err, b)
+		}
+		if rec := doc.Steps[0].Record; rec != nil {
+			got, stated := rec["description"]
+			if stated != (r.Description != nil) || stated && got != *r.Description {
+				t.Fatalf("the saved record %v, of a record stating description %v", rec, r.Description)
+			}
 		}
 	})
 }

@@ -100,16 +100,6 @@ func (f TextField) Update(r *sdk.UpdateWBSElementRequest) *sdk.Field[string] {
 	return updateText(r, f.index)
 }
 
-// TextFieldNamed returns the text field named name.
-func TextFieldNamed(name string) (TextField, bool) {
-	for _, f := range TextFields {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return TextField{}, false
-}
-
 // Text returns the field f of t: "" where t does not hold it.
 func (t *Texts) Text(f TextField) string { return deref(*f.Of(t)) }
 
@@ -144,13 +134,6 @@ func ElementTexts(el *sdk.WBSElement) Texts {
 		*f.Of(&t) = *f.Element(el)
 	}
 	return t
-}
-
-// SetElement sets the text fields of el to t's.
-func (t *Texts) SetElement(el *sdk.WBSElement) {
-	for _, f := range TextFields {
-		*f.Element(el) = *f.Of(t)
-	}
 }
 
 // setCreate sets in req the fields t holds with text.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"syscall"
@@ -123,14 +124,15 @@ Then the current state is read and a plan made (create, update,
 unchanged, and with --prune delete); --dry-run prints it and stops.
 
 A field the file leaves out is left as it is; a field it states is made
-so. CSV columns: wbsElementCode, description, isActive,
-businessOrganizations (TYPE=CODE;TYPE=CODE, '\' escapes ';' '=' '\'; or
-one row per organization with the other cells repeated).
+so. CSV columns: ` + strings.Join(wbsfile.Columns(), ", ") + `
+(TYPE=CODE;TYPE=CODE, '\' escapes ';' '=' '\'; or one row per
+organization with the other cells repeated).
 
 Requests run --concurrency at a time, paced by --rate and by the
 platform's RateLimit headers. On a terminal a progress bar shows counts,
-rate and time left; elsewhere a line every 3 s does. A failed record does not stop the others;
-wbsctl exits with 6 when some failed. SIGINT or SIGTERM stops starting
+rate and time left; elsewhere a line every --progress-interval does. A
+failed record does not stop the others; wbsctl exits with 6 when some
+failed. SIGINT or SIGTERM stops starting
 new work, lets requests in flight finish and writes the report; running
 the same command again finishes the job (exit 130 for SIGINT, 143 for
 SIGTERM, or as if no signal had come when every change was made).
@@ -217,33 +219,55 @@ place; the folder is left as it is.`,
 // for more than the collector's time.
 const largeFile = 100_000
 
-// smallRunMemory bounds the heap of a run below largeFile, which
-// tuneCollector lets grow further between collections.
-const smallRunMemory = 128 << 20
+// collectorSetByUser reports whether GOGC or GOMEMLIMIT sets the
+// collector, which apply then leaves as it is.
+func collectorSetByUser() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }
 
-// tuneCollector sets the collector for a run of records records, unless
-// GOGC or GOMEMLIMIT sets it. Apply holds its records and plan from start
-// to end, and each request makes a few kilobytes of garbage (resty's and
-// net/http's request and headers):
-//   - from largeFile, the heap grows by half what it holds between
-//     collections, not by all of it, which would let the peak reach twice
-//     what it holds; the collector's extra work is a few percent of a run
-//     that the platform's rate makes last minutes (scripts/bench's
-//     peak-memory rows measure the peak it keeps down);
-//   - below it, what is held is small, and the default would collect it
-//     every few hundred requests: a fifth of the client's processor in a
-//     load of 20,000 at --rate 0. The heap grows by four times what it
-//     holds, within smallRunMemory.
+// tuneCollector lets the heap grow by half its live size between
+// collections, not by all of it, for a file of records records of at
+// least largeFile. Apply holds its records and plan from start to end, so
+// the default lets a large file's peak reach twice what it holds; the
+// collector's extra work is a few percent of a run that the platform's
+// rate makes last minutes (scripts/bench's peak-memory rows measure the
+// peak it keeps down).
 func tuneCollector(records int) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	if records >= largeFile {
+	if records >= largeFile && !collectorSetByUser() {
 		debug.SetGCPercent(50)
+	}
+}
+
+// smallHeldHeap is the most a run may hold for roomForWrites to give its
+// heap more room.
+const smallHeldHeap = 16 << 20
+
+// roomForWrites lets the heap grow by four times what it holds while the
+// plan's changes are made, where that is little: each request leaves a few
+// kilobytes of garbage (resty's and net/http's request and headers), and
+// the default would collect a small heap every few hundred requests, a
+// fifth of the client's processor in a load of 20,000 at --rate 0. It is
+// decided once the plan is known, by what the run holds then (the
+// records, the plan, a state's elements and those --prune deletes), not by
+// the file's size: a small file against a large state holds much.
+func roomForWrites() {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
 		return
 	}
-	debug.SetGCPercent(400)
-	debug.SetMemoryLimit(smallRunMemory)
+	if p := writesPercent(s[0].Value.Uint64(), s[1].Value.Uint64()); p != int(s[1].Value.Uint64()) {
+		debug.SetGCPercent(p)
+	}
+}
+
+// writesPercent is the collector's percent for the writes of a run that
+// holds held bytes, its percent being percent: 400 for a small heap at the
+// default, else as it is (set by the user, or by tuneCollector for a
+// large file).
+func writesPercent(held, percent uint64) int {
+	if collectorSetByUser() || percent != 100 || held >= smallHeldHeap {
+		return int(percent)
+	}
+	return 400
 }
 
 // runApply carries out `wbsctl apply`: it reads the input, makes the
@@ -382,7 +406,10 @@ func (o *Options) hooks(prog *progress) engine.Hooks {
 			}
 			return confirm(o, deletes)
 		},
-		Planned:  prog.start,
+		Planned: func(plan *engine.Plan) {
+			roomForWrites()
+			prog.start(plan)
+		},
 		OnResult: prog.add,
 		Waiting: func(holder string) {
 			fmt.Fprintf(o.IO.ErrOut, "waiting up to %s for the state's lock, held by %s\n", o.LockTimeout, output.Escape(holder))

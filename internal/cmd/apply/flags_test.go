@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"math"
 	"runtime/debug"
 	"testing"
 
@@ -48,34 +47,46 @@ func TestApplyFlags(t *testing.T) {
 	}
 }
 
-// Apply halves the collector's headroom for a large file, and widens it
-// for a small one within smallRunMemory, unless GOGC or GOMEMLIMIT sets
-// the collector.
-func TestTuneCollectorKeepsGOGC(t *testing.T) {
-	was, wasLimit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
-	defer func() { debug.SetGCPercent(was); debug.SetMemoryLimit(wasLimit) }()
-	const none = math.MaxInt64
+// Apply halves the collector's headroom for a large file, unless GOGC
+// sets it.
+func TestCollectSoonerForLargeFilesKeepsGOGC(t *testing.T) {
+	was := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(was)
+	for _, tc := range []struct {
+		gogc    string
+		records int
+		want    int
+	}{{"", largeFile, 50}, {"", largeFile - 1, 100}, {"200", largeFile, 100}, {"off", 10 * largeFile, 100}} {
+		t.Setenv("GOGC", tc.gogc)
+		debug.SetGCPercent(100)
+		tuneCollector(tc.records)
+		if got := debug.SetGCPercent(100); got != tc.want {
+			t.Errorf("GOGC=%q, %d records: the collector's percent is %d, want %d", tc.gogc, tc.records, got, tc.want)
+		}
+	}
+}
+
+// The writes of a run that holds little get four times its heap as room,
+// a run that holds much (a large state, a large file) or whose collector
+// the user or tuneCollector set keeps its percent.
+func TestWritesPercent(t *testing.T) {
 	for _, tc := range []struct {
 		gogc, gomemlimit string
-		records          int
+		held, percent    uint64
 		want             int
-		limit            int64
 	}{
-		{"", "", largeFile, 50, none},
-		{"", "", largeFile - 1, 400, smallRunMemory},
-		{"", "", 1, 400, smallRunMemory},
-		{"200", "", largeFile, 100, none},
-		{"off", "", 10 * largeFile, 100, none},
-		{"", "1GiB", 10, 100, none},
+		{"", "", 7 << 20, 100, 400},
+		{"", "", smallHeldHeap - 1, 100, 400},
+		{"", "", smallHeldHeap, 100, 100},
+		{"", "", 600 << 20, 100, 100},
+		{"", "", 1 << 20, 50, 50},
+		{"200", "", 1 << 20, 200, 200},
+		{"", "1GiB", 1 << 20, 100, 100},
 	} {
 		t.Setenv("GOGC", tc.gogc)
 		t.Setenv("GOMEMLIMIT", tc.gomemlimit)
-		debug.SetGCPercent(100)
-		debug.SetMemoryLimit(none)
-		tuneCollector(tc.records)
-		if got, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(none); got != tc.want || limit != tc.limit {
-			t.Errorf("GOGC=%q GOMEMLIMIT=%q, %d records: the collector's percent is %d and its limit %d, want %d and %d",
-				tc.gogc, tc.gomemlimit, tc.records, got, limit, tc.want, tc.limit)
+		if got := writesPercent(tc.held, tc.percent); got != tc.want {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q, %d MiB held at %d%%: %d%%, want %d%%", tc.gogc, tc.gomemlimit, tc.held>>20, tc.percent, got, tc.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
@@ -138,7 +139,7 @@ func NewCmdSchema(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Short: "Print the JSON Schema of the files apply reads, for editors",
 		Long: `Print the JSON Schema (draft 2020-12) of the JSON and YAML files wbsctl
 apply reads: a list of WBS elements, each with wbsElementCode (1 to 30
-characters), description (at most 100), isActive, and
+characters), ` + textLimits() + `, isActive, and
 businessOrganizations as objects of code and entityType. A line of NDJSON
 is one item: #/$defs/wbsElement. It is printed as JSON, or as YAML with
 -o yaml; --jq and --template read it as every command's output.
@@ -179,4 +180,14 @@ func runSchema(_ context.Context, o *Options) error {
 		return err
 	}
 	return p.Single(schema)
+}
+
+// textLimits names the text fields and their limits for the help:
+// "description (at most 100)".
+func textLimits() string {
+	var parts []string
+	for _, f := range wbsfile.TextFields {
+		parts = append(parts, fmt.Sprintf("%s (at most %d)", f.Name, f.Max))
+	}
+	return strings.Join(parts, ", ")
 }
