@@ -314,8 +314,8 @@ func FuzzDecodePageAgainstUnmarshal(f *testing.F) {
 func TestPageOfAWrongTypeNamesTheItem(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"data":[{"wbsElementCode":"A"},{"wbsElementCode":"B","isActive":"yes"}]}`: `member "isActive" of item 1 has the wrong type`,
-		`{"data":[{"wbsElementCode":"A"},7]}`:                                        `item 1 has the wrong type`,
-		`{"data":"none"}`:                                                            `the answer's data is not a list of items`,
+		`{"data":[{"wbsElementCode":"A"},7]}`:                                       `item 1 has the wrong type`,
+		`{"data":"none"}`:                                                           `the answer's data is not a list of items`,
 	} {
 		if _, err := decodePage[WBSElement]([]byte(body), 1, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
