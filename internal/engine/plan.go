@@ -68,6 +68,9 @@ type Change struct {
 	Code string
 	// Fields is what an update changes.
 	Fields FieldSet
+	// trusted says the links of before are a state's, trusted as the
+	// element's, not read (PlanOptions.known).
+	trusted bool
 	// LinkChanges are the links an update adds and removes; nil when it
 	// changes none. Added and Removed read them.
 	*LinkChanges
@@ -428,10 +431,12 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 			return
 		}
 		r := &records[i]
+		trusted := false
 		if known := opts.known.entry(i); known != nil && sameFields(listed, known) {
-			listed = known // its links are trusted, not read
+			listed, trusted = known, true // its links are trusted, not read
 		}
 		plan.Changes[i] = diffElement(r, listed)
+		plan.Changes[i].trusted = trusted
 		plan.Changes[i].dropRecordState()
 	})
 	if err != nil {

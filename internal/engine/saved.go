@@ -140,6 +140,11 @@ func stepError(i int, st *SavedStep, err error) error {
 type SavedStep struct {
 	Step
 	Record *savedRecord `json:"record,omitempty"`
+	// LinksFromState says the links of Before are the state's, trusted
+	// as the element's and not read: apply --plan trusts them again
+	// (checkState has refused the plan if another apply wrote the state
+	// since), as apply -f --state does, and does not read them.
+	LinksFromState bool `json:"linksFromState,omitempty"`
 
 	record *wbsfile.Record
 }
@@ -212,7 +217,7 @@ func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 	return func(yield func(SavedStep) bool) {
 		for i := range p.Changes {
 			ch := &p.Changes[i]
-			step := SavedStep{Step: ch.Step()}
+			step := SavedStep{Step: ch.Step(), LinksFromState: ch.trusted && ch.before != nil && ch.before.BusinessOrganizations != nil}
 			if ch.Action == ActionUnchanged {
 				// Its before is all a later run can use of it.
 				step.After = nil
@@ -457,8 +462,14 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				moved = append(moved, st.Code+" (deleted or changed)")
 				continue
 			}
+			if st.LinksFromState {
+				// Trusted again, as the plan trusted them.
+				held := *listed
+				held.BusinessOrganizations = st.Before.BusinessOrganizations
+				listed = &held
+			}
 			plan.Changes = append(plan.Changes, diffElement(st.record, listed))
-			if st.Before.BusinessOrganizations != nil {
+			if st.Before.BusinessOrganizations != nil && !st.LinksFromState {
 				// The plan read these links: they are read again, to
 				// be compared, whether or not the step changes them.
 				needLinks = append(needLinks, len(plan.Changes)-1)
@@ -479,7 +490,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				st := sp.Steps[stepOf[i]]
 				// The links the plan read are read again: they must be
 				// the same set.
-				linksMoved := st.Before.BusinessOrganizations != nil &&
+				linksMoved := st.Before.BusinessOrganizations != nil && !st.LinksFromState &&
 					(ch.before.BusinessOrganizations == nil || !sameLinks(ch.before.BusinessOrganizations, st.Before.BusinessOrganizations))
 				if linksMoved || ch.Action != st.Action || ch.Fields != st.Fields {
 					moved = append(moved, ch.Code+" (its links changed)")

@@ -1656,7 +1656,9 @@ func (m *model) runPlan(rt *rapid.T) {
 	}
 	m.checkNoDuplicateCreate(rt, m.lastRun, nil)
 	// Exactly the steps: each record applied to the element as it is
-	// now, the deletes done, nothing else touched.
+	// now, the deletes done, nothing else touched. The links the plan
+	// took from --state are trusted again, as the plan trusted them: they
+	// stay as they are.
 	for code := range steps {
 		if _, ok := after[code]; !ok {
 			delete(m.want, code)
@@ -1669,6 +1671,11 @@ func (m *model) runPlan(rt *rapid.T) {
 					cur = &e
 				}
 				m.want[code] = r.applyTo(cur)
+				if sp.keep[code] && cur != nil {
+					e := m.want[code]
+					e.links = cur.clone().links
+					m.want[code] = e
+				}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wbsctl/wbsctl/internal/cmd/cmdtest"
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
@@ -132,5 +133,42 @@ func TestStaleSavedPlanNamesTheFirstTen(t *testing.T) {
 		"N-05 (now exists), N-06 (now exists), N-07 (now exists), N-08 (now exists), N-09 (now exists) and 15 more; nothing was sent"
 	if code != cmdutil.ExitPlanStale || !strings.Contains(errOut, want) || writes(srv) != 0 {
 		t.Fatalf("exit %d, %d writes:\n%s\nwant it to say: %s", code, writes(srv), errOut, want)
+	}
+}
+
+// A plan made with --state trusts the links the state recorded where the
+// file states the same, and so does apply --plan: it does not read them
+// again, nor call the plan stale when the platform's differ (a link
+// removed by hand since the state was written), as apply -f --state
+// would not. Making the plan again would trust them again: a refusal
+// there could not be got past.
+func TestSavedPlanTrustsTheStateAsItsPlanDid(t *testing.T) {
+	srv := wbstest.Start(t)
+	dir := t.TempDir()
+	state := filepath.Join(dir, "apply.state")
+	first := cmdtest.WriteFile(t, dir, "a.csv", "wbsElementCode,description,businessOrganizations\nT-1,one,company=1000;branch=B1\n")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", first, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("apply: exit %d: %s", code, errOut)
+	}
+	// A link removed on the platform by hand: the state still records it.
+	el, _ := srv.Element("T-1")
+	el.BusinessOrganizations = el.BusinessOrganizations[:1]
+	srv.Put(el)
+	second := cmdtest.WriteFile(t, dir, "b.csv", "wbsElementCode,description,businessOrganizations\nT-1,two,company=1000;branch=B1\n")
+	plan := filepath.Join(dir, "t.plan")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+		t.Fatalf("the plan: exit %d: %s", code, errOut)
+	}
+	srv.ResetStats()
+	code, _, errOut := run(t, srv, "", "apply", "--plan", plan, "--state", state, "--rate", "0")
+	if code != 0 {
+		t.Fatalf("apply --plan: exit %d: %s", code, errOut)
+	}
+	el, _ = srv.Element("T-1")
+	if *el.Description != "two" || len(el.BusinessOrganizations) != 1 {
+		t.Fatalf("T-1: %+v, want the description changed and the links left as the state trusts them", el)
+	}
+	if n := srv.Stats().Requests[wbstest.OpListLinks]; n != 0 {
+		t.Fatalf("%d reads of links: the trusted links were read again", n)
 	}
 }
