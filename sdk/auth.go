@@ -323,7 +323,8 @@ func jwtExpiry(tok string) (time.Time, bool) {
 // which may hold a token.
 func jsonErrorText(err error) string {
 	// Pages are decoded by go-json-experiment's encoding/json (v1), whose
-	// errors are its own types of the same fields.
+	// errors are its own types of the same fields (Go's own from Go
+	// 1.27, where encoding/json is json/v2's).
 	var syn *json.SyntaxError
 	var syn1 *jsonv1.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -334,18 +335,25 @@ func jsonErrorText(err error) string {
 	case errors.As(err, &syn1):
 		return syntaxText(syn1.Error(), syn1.Offset)
 	case errors.As(err, &typ):
-		return fmt.Sprintf("member %q has the wrong type", typ.Field)
+		return typeText(typ.Field)
 	case errors.As(err, &typ1):
-		// Its path names an item of a list by its index: 0.isActive.
-		if item, member, _ := strings.Cut(typ1.Field, "."); item != "" && strings.Trim(item, "0123456789") == "" {
-			if member == "" {
-				return fmt.Sprintf("item %s has the wrong type", item)
-			}
-			return fmt.Sprintf("member %q of item %s has the wrong type", member, item)
-		}
-		return fmt.Sprintf("member %q has the wrong type", typ1.Field)
+		return typeText(typ1.Field)
 	}
 	return "invalid JSON"
+}
+
+// typeText is a member of the wrong type at path, as an error says it.
+// A path that names an item of a list by its index (0.isActive, as
+// json/v2's decoder gives it, under go-json-experiment's encoding/json or
+// Go's own from Go 1.27) names the item.
+func typeText(path string) string {
+	if item, member, _ := strings.Cut(path, "."); item != "" && strings.Trim(item, "0123456789") == "" {
+		if member == "" {
+			return fmt.Sprintf("item %s has the wrong type", item)
+		}
+		return fmt.Sprintf("member %q of item %s has the wrong type", member, item)
+	}
+	return fmt.Sprintf("member %q has the wrong type", path)
 }
 
 // syntaxText is a syntax error of JSON, msg at offset, as an error says
