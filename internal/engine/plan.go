@@ -395,6 +395,11 @@ type PlanOptions struct {
 	// recorded: an element changed since may have had its links changed
 	// too.
 	known *knownStates
+	// stated is the state's entries of the elements no record names,
+	// which Run gives from the state: a saved plan's step whose links
+	// the plan took from a state has them trusted again only where this
+	// state still holds them.
+	stated stateElements
 	// prune decides which listed elements the plan deletes and which
 	// links an update keeps; Run gives it from Input.Prune. Nil deletes
 	// nothing and keeps no link a record leaves out.

@@ -135,7 +135,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 				return nil, err
 			}
 		} else {
-			opts.known = state.known
+			opts.known, opts.stated = state.known, state.Elements
 		}
 		if err := in.Saved.checkState(state.stateFile); err != nil {
 			return nil, err

@@ -141,9 +141,12 @@ type SavedStep struct {
 	Step
 	Record *savedRecord `json:"record,omitempty"`
 	// LinksFromState says the links of Before are the state's, trusted
-	// as the element's and not read: apply --plan trusts them again
-	// (checkState has refused the plan if another apply wrote the state
-	// since), as apply -f --state does, and does not read them.
+	// as the element's and not read: apply --plan trusts them again, as
+	// apply -f --state does, where the state it is given still holds
+	// them (checkState has refused the plan if another apply wrote the
+	// state since), and reads and compares them otherwise. The member
+	// is no more than a hint: a plan edited to claim it, run without
+	// that state, has the links read.
 	LinksFromState bool `json:"linksFromState,omitempty"`
 
 	record *wbsfile.Record
@@ -462,14 +465,17 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				moved = append(moved, st.Code+" (deleted or changed)")
 				continue
 			}
-			if st.LinksFromState {
+			trusted := st.LinksFromState && opts.stated.holds(st.Code, st.Before)
+			if trusted {
 				// Trusted again, as the plan trusted them.
 				held := *listed
 				held.BusinessOrganizations = st.Before.BusinessOrganizations
 				listed = &held
 			}
-			plan.Changes = append(plan.Changes, diffElement(st.record, listed))
-			if st.Before.BusinessOrganizations != nil && !st.LinksFromState {
+			ch := diffElement(st.record, listed)
+			ch.trusted = trusted
+			plan.Changes = append(plan.Changes, ch)
+			if st.Before.BusinessOrganizations != nil && !trusted {
 				// The plan read these links: they are read again, to
 				// be compared, whether or not the step changes them.
 				needLinks = append(needLinks, len(plan.Changes)-1)
@@ -490,7 +496,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				st := sp.Steps[stepOf[i]]
 				// The links the plan read are read again: they must be
 				// the same set.
-				linksMoved := st.Before.BusinessOrganizations != nil && !st.LinksFromState &&
+				linksMoved := st.Before.BusinessOrganizations != nil && !ch.trusted &&
 					(ch.before.BusinessOrganizations == nil || !sameLinks(ch.before.BusinessOrganizations, st.Before.BusinessOrganizations))
 				if linksMoved || ch.Action != st.Action || ch.Fields != st.Fields {
 					moved = append(moved, ch.Code+" (its links changed)")

@@ -198,6 +198,14 @@ func (s stateReading) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // lists held until the end of the file.
 type stateElements map[string]*State
 
+// holds reports whether m records the element of code as before, its
+// links included: what a plan trusted of it, the state still says.
+func (m stateElements) holds(code string, before *State) bool {
+	el := m[code]
+	return el != nil && el.BusinessOrganizations != nil && sameFields(el, before) &&
+		sameLinks(el.BusinessOrganizations, before.BusinessOrganizations)
+}
+
 // UnmarshalJSONFrom reads the elements from dec.
 func (m *stateElements) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return m.read(dec, nil)

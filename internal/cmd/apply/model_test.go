@@ -283,8 +283,50 @@ type savedPlan struct {
 	before platform
 	file   *file
 	prune  bool
-	// keep are the elements whose links the plan took from --state.
-	keep map[string]bool
+	// keep are the elements whose links the plan took from --state,
+	// and stated what that state recorded of them.
+	keep   map[string]bool
+	stated map[string]stateEntry
+	// state is the state the plan was made with, as its dry run left
+	// it: nil for a plan made without one.
+	state *stateVersion
+}
+
+// stateVersion is a state's lineage and applies, which a saved plan
+// records of the state it was made with.
+type stateVersion struct {
+	Lineage string `json:"lineage"`
+	Applies int64  `json:"applies"`
+}
+
+// trustedNow are the elements of keep whose links apply --plan trusts
+// with the state of entries: those it still records as the plan found
+// them, links and fields.
+func (sp *savedPlan) trustedNow(entries map[string]stateEntry) map[string]bool {
+	out := map[string]bool{}
+	for code := range sp.keep {
+		then, now := sp.stated[code], entries[code]
+		if _, ok := entries[code]; ok && now.BusinessOrganizations != nil && now.IsActive == then.IsActive &&
+			(now.Description == nil) == (then.Description == nil) && (now.Description == nil || *now.Description == *then.Description) &&
+			fmt.Sprint(record{orgsSet: true, orgs: now.BusinessOrganizations}.applyTo(nil).links) == fmt.Sprint(record{orgsSet: true, orgs: then.BusinessOrganizations}.applyTo(nil).links) {
+			out[code] = true
+		}
+	}
+	return out
+}
+
+// readStateVersion reads the lineage and applies of the state file at
+// path; nil when there is none.
+func readStateVersion(rt *rapid.T, path string) *stateVersion {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	var v stateVersion
+	if err := json.Unmarshal(b, &v); err != nil {
+		rt.Fatalf("%s: %v", path, err)
+	}
+	return &v
 }
 
 type model struct {
@@ -1512,7 +1554,18 @@ func (m *model) savePlan(rt *rapid.T) {
 	if res.Code != 0 {
 		return
 	}
-	m.plan = &savedPlan{path: path, before: m.want.clone(), file: m.file, prune: fl.prune, keep: keep}
+	sp := &savedPlan{path: path, before: m.want.clone(), file: m.file, prune: fl.prune, keep: keep}
+	if len(keep) > 0 {
+		sp.stated = readState(rt, fl.statePath)
+	}
+	var saved struct {
+		State *stateVersion `json:"state"`
+	}
+	if b, err := os.ReadFile(path); err != nil || json.Unmarshal(b, &saved) != nil {
+		rt.Fatalf("the saved plan %s: %v", path, err)
+	}
+	sp.state = saved.State
+	m.plan = sp
 }
 
 // planEdits are the edits by hand that the integrity check of a saved
@@ -1572,6 +1625,15 @@ func (m *model) runPlan(rt *rapid.T) {
 		return
 	}
 	args := []string{"apply", "--plan", sp.path, "--rate", "0"}
+	// With the state, the links the plan took from it are trusted where
+	// it still records them as the plan found them; without it, or with
+	// a state that moved, they are read and compared.
+	withState := rapid.Bool().Draw(rt, "--plan with --state")
+	var keep map[string]bool
+	if withState {
+		args = append(args, "--state", m.state)
+		keep = sp.trustedNow(readState(rt, m.state))
+	}
 	if how := rapid.SampledFrom(append([]string{"", "", ""}, planEdits...)).Draw(rt, "plan edited"); how != "" && editPlan(rt, sp.path, how) {
 		m.plan = nil
 		m.srv.ResetStats()
@@ -1581,7 +1643,16 @@ func (m *model) runPlan(rt *rapid.T) {
 		}
 		return
 	}
-	after := sp.file.expect(sp.before, sp.prune, sp.keep)
+	if now := readStateVersion(rt, m.state); withState && sp.state != nil && now != nil && now.Lineage == sp.state.Lineage && now.Applies > sp.state.Applies {
+		// Another apply wrote the state since: refused before a read.
+		m.srv.ResetStats()
+		res := m.run(rt, context.Background(), nil, args...)
+		if res.Code != cmdutil.ExitPlanStale || m.writes() != 0 || !strings.Contains(res.ErrOut, "another apply wrote the state since") {
+			rt.Fatalf("a plan whose state another apply wrote since: exit %d (want %d), %d writes\n%s", res.Code, cmdutil.ExitPlanStale, m.writes(), res.ErrOut)
+		}
+		return
+	}
+	after := sp.file.expect(sp.before, sp.prune, keep)
 	// The steps: the elements the plan changes; a record whose links
 	// the plan read (it states links) also holds them to what was read.
 	steps := map[string]bool{}
@@ -1597,7 +1668,7 @@ func (m *model) runPlan(rt *rapid.T) {
 		}
 	}
 	for _, r := range sp.file.valid() {
-		readLinks[r.code] = r.orgsSet && !sp.keep[r.code]
+		readLinks[r.code] = r.orgsSet && !keep[r.code]
 	}
 	moved := false
 	for code := range steps {
@@ -1671,7 +1742,7 @@ func (m *model) runPlan(rt *rapid.T) {
 					cur = &e
 				}
 				m.want[code] = r.applyTo(cur)
-				if sp.keep[code] && cur != nil {
+				if keep[code] && cur != nil {
 					e := m.want[code]
 					e.links = cur.clone().links
 					m.want[code] = e

@@ -172,3 +172,78 @@ func TestSavedPlanTrustsTheStateAsItsPlanDid(t *testing.T) {
 		t.Fatalf("%d reads of links: the trusted links were read again", n)
 	}
 }
+
+// A plan's linksFromState is trusted only with a state that still holds
+// those links: carried out without the state, or edited by hand to claim
+// links it read, the plan has them read again and called stale when the
+// platform's differ.
+func TestSavedPlanTrustsOnlyAStateThatHoldsTheLinks(t *testing.T) {
+	stale := func(t *testing.T, srv *wbstest.Server, args ...string) {
+		t.Helper()
+		srv.ResetStats()
+		code, _, errOut := run(t, srv, "", append([]string{"apply"}, args...)...)
+		if code != cmdutil.ExitPlanStale || !strings.Contains(errOut, "T-1 (its links changed)") {
+			t.Fatalf("apply %v: exit %d, want %d for T-1's links: %s", args, code, cmdutil.ExitPlanStale, errOut)
+		}
+		if n := srv.Stats().Requests[wbstest.OpListLinks]; n != 1 {
+			t.Fatalf("%d reads of links, want T-1's read", n)
+		}
+		if el, _ := srv.Element("T-1"); *el.Description != "one" {
+			t.Fatalf("T-1 changed: %+v", el)
+		}
+	}
+	setup := func(t *testing.T) (*wbstest.Server, string, string) {
+		srv := wbstest.Start(t)
+		dir := t.TempDir()
+		first := cmdtest.WriteFile(t, dir, "a.csv", "wbsElementCode,description,businessOrganizations\nT-1,one,company=1000;branch=B1\n")
+		if code, _, errOut := run(t, srv, "", "apply", "-f", first, "--rate", "0"); code != 0 {
+			t.Fatalf("apply: exit %d: %s", code, errOut)
+		}
+		return srv, dir, cmdtest.WriteFile(t, dir, "b.csv", "wbsElementCode,description,businessOrganizations\nT-1,two,company=1000;branch=B1\n")
+	}
+	removeALink := func(srv *wbstest.Server) {
+		el, _ := srv.Element("T-1")
+		el.BusinessOrganizations = el.BusinessOrganizations[:1]
+		srv.Put(el)
+	}
+
+	t.Run("made with a state, carried out without it", func(t *testing.T) {
+		srv, dir, second := setup(t)
+		state, plan := filepath.Join(dir, "apply.state"), filepath.Join(dir, "t.plan")
+		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
+			t.Fatalf("filling the state: exit %d: %s", code, errOut)
+		}
+		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+			t.Fatalf("the plan: exit %d: %s", code, errOut)
+		}
+		if b, _ := os.ReadFile(plan); !strings.Contains(string(b), `"linksFromState": true`) {
+			t.Fatalf("the plan did not take T-1's links from the state:\n%s", b)
+		}
+		removeALink(srv)
+		stale(t, srv, "--plan", plan, "--rate", "0")
+	})
+	t.Run("edited by hand to claim them", func(t *testing.T) {
+		srv, dir, second := setup(t)
+		plan := filepath.Join(dir, "t.plan")
+		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+			t.Fatalf("the plan: exit %d: %s", code, errOut)
+		}
+		removeALink(srv)
+		b, _ := os.ReadFile(plan)
+		edited := strings.Replace(string(b), `"action": "update",`, `"action": "update", "linksFromState": true,`, 1)
+		if edited == string(b) {
+			t.Fatalf("no update step to edit:\n%s", b)
+		}
+		if err := os.WriteFile(plan, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		stale(t, srv, "--plan", plan, "--rate", "0")
+		// A state of other links does not back the claim either.
+		state := filepath.Join(dir, "apply.state")
+		other := cmdtest.WriteFile(t, dir, "c.csv", "wbsElementCode,description,businessOrganizations\nT-1,one,company=1000\n")
+		if code, _, errOut := run(t, srv, "", "apply", "-f", other, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
+			t.Fatalf("filling the state: exit %d: %s", code, errOut)
+		}
+		stale(t, srv, "--plan", plan, "--state", state, "--rate", "0")
+	})
+}
