@@ -198,7 +198,7 @@ const (
 
 // TextFieldSet is the set of one text field, f.
 func TextFieldSet(f wbsfile.TextField) FieldSet {
-	return 1 << slices.IndexFunc(wbsfile.TextFields, func(g wbsfile.TextField) bool { return g.Name == f.Name })
+	return 1 << f.Index()
 }
 
 // fieldSetNames are the fields' names in order, and fieldSetBits their

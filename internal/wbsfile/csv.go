@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/wbsctl/wbsctl/internal/codeindex"
@@ -176,7 +175,7 @@ func (p *parser) newTable(header []string, line, rows int) *table {
 			p.columns[name] = i
 		}
 		seen[name], t.cols[i] = true, name
-		if t.text[i] = slices.IndexFunc(TextFields, func(f TextField) bool { return f.Name == name }); t.text[i] >= 0 {
+		if t.text[i] = textFieldIndex(name); t.text[i] >= 0 {
 			t.textCols++
 		}
 	}

@@ -1,6 +1,7 @@
 package wbsfile
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/wbsctl/wbsctl/sdk"
@@ -84,6 +85,15 @@ func indexed(fields []TextField) []TextField {
 		fields[i].index = i
 	}
 	return fields
+}
+
+// Index returns the field's place in TextFields.
+func (f TextField) Index() int { return f.index }
+
+// textFieldIndex returns the place in TextFields of the field of name,
+// -1 for none.
+func textFieldIndex(name string) int {
+	return slices.IndexFunc(TextFields, func(f TextField) bool { return f.Name == name })
 }
 
 // Of returns where t holds the field.

@@ -497,7 +497,7 @@ func (s *jsonScanner) record(line int) (Record, bool) {
 			}
 			r.OrganizationsSet = true
 		default:
-			f := slices.IndexFunc(TextFields, func(f TextField) bool { return f.Name == string(name) })
+			f := textFieldIndex(string(name))
 			if f < 0 {
 				return Record{}, false
 			}

@@ -460,7 +460,7 @@ func (l *yamlLines) member(r *Record, seen *uint32, text []byte) bool {
 		*seen |= bit
 		return true // organizations has moved on
 	default:
-		f := slices.IndexFunc(TextFields, func(f TextField) bool { return f.Name == string(name) })
+		f := textFieldIndex(string(name))
 		if f < 0 {
 			return false
 		}
