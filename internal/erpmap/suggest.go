@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/expr-lang/expr/conf"
+	"github.com/wbsctl/wbsctl/internal/wbsfile"
 )
 
 // A suggestion recognises the columns that SAP, Oracle EBS, Dynamics 365
@@ -205,7 +206,13 @@ func Suggest(t *Table, source string) ([]byte, error) {
 		orgs     []int
 		unknown  []string
 		orgTypes []string
+		// texts are the columns of the text fields but the description
+		// (desc), by field; -1 where none was recognised.
+		texts = make([]int, len(wbsfile.TextFields))
 	)
+	for f := range texts {
+		texts[f] = -1
+	}
 	for i, name := range s.header {
 		if strings.TrimSpace(name) == "" {
 			continue
@@ -218,7 +225,9 @@ func Suggest(t *Table, source string) ([]byte, error) {
 				unknown = append(unknown, name)
 			}
 		}
-		switch {
+		switch f := textColumn(name); {
+		case !ok && f >= 0:
+			first(&texts[f])
 		case !ok:
 			unknown = append(unknown, name)
 		case k.role == roleCode:
@@ -314,6 +323,15 @@ func Suggest(t *Table, source string) ([]byte, error) {
 	} else {
 		b.WriteString("# description: COLUMN   # no column was recognised as the description; left out, apply keeps each element's\n")
 	}
+	for f, col := range texts {
+		if field := wbsfile.TextFields[f]; field.Name == descriptionField {
+			continue
+		} else if col >= 0 {
+			writeLine(&b, field.Name+": "+yamlScalar(s.header[col]), "")
+		} else {
+			fmt.Fprintf(&b, "# %s: COLUMN   # no column was recognised as %s; left out, apply keeps each element's\n", field.Name, field.Usage)
+		}
+	}
 	if status >= 0 {
 		writeActive(&b, s, status)
 	} else {
@@ -343,6 +361,20 @@ func Suggest(t *Table, source string) ([]byte, error) {
 		}
 	}
 	return []byte(b.String()), nil
+}
+
+// descriptionField is the text field that knownColumns recognises under
+// the ERPs' names (roleDescription).
+const descriptionField = "description"
+
+// textColumn returns the index in wbsfile.TextFields of the text field,
+// other than the description, whose column name is by its name or its
+// heading; -1 for none.
+func textColumn(name string) int {
+	n := normalizeName(name)
+	return slices.IndexFunc(wbsfile.TextFields, func(f wbsfile.TextField) bool {
+		return f.Name != descriptionField && (n == normalizeName(f.Name) || n == normalizeName(f.Heading))
+	})
 }
 
 // descriptionRank orders the names of a description: SAP's and a task's
