@@ -220,7 +220,10 @@ func (p *Plan) stepsToSave() iter.Seq[SavedStep] {
 	return func(yield func(SavedStep) bool) {
 		for i := range p.Changes {
 			ch := &p.Changes[i]
-			step := SavedStep{Step: ch.Step(), LinksFromState: ch.trusted && ch.before != nil && ch.before.BusinessOrganizations != nil}
+			step := SavedStep{Step: ch.Step()}
+			// Held, not before: an unchanged element that holds just
+			// what its record states has no before of its own.
+			step.LinksFromState = ch.trusted && step.Before != nil && step.Before.BusinessOrganizations != nil
 			if ch.Action == ActionUnchanged {
 				// Its before is all a later run can use of it.
 				step.After = nil
@@ -446,7 +449,14 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 		switch st.Action {
 		case ActionUnchanged:
 			if exists && sameFields(listed, st.Before) {
-				plan.Changes = append(plan.Changes, Change{Action: ActionUnchanged, Line: st.Line, Code: st.Code, before: st.Before, after: st.Before})
+				held := st.Before
+				if st.LinksFromState && !opts.stated.holds(st.Code, st.Before) {
+					// Links the plan took from a state that no longer
+					// says so, and not read: a state this run writes
+					// does not record them, and the next run reads them.
+					held = &State{Texts: st.Before.Texts, IsActive: st.Before.IsActive}
+				}
+				plan.Changes = append(plan.Changes, Change{Action: ActionUnchanged, Line: st.Line, Code: st.Code, before: held, after: held})
 			}
 		case ActionCreate:
 			if exists {
@@ -496,7 +506,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				st := sp.Steps[stepOf[i]]
 				// The links the plan read are read again: they must be
 				// the same set.
-				linksMoved := st.Before.BusinessOrganizations != nil && !ch.trusted &&
+				linksMoved := ch.Action == ActionUpdate && st.Before.BusinessOrganizations != nil && !ch.trusted &&
 					(ch.before.BusinessOrganizations == nil || !sameLinks(ch.before.BusinessOrganizations, st.Before.BusinessOrganizations))
 				if linksMoved || ch.Action != st.Action || ch.Fields != st.Fields {
 					moved = append(moved, ch.Code+" (its links changed)")

@@ -1652,9 +1652,10 @@ func (m *model) runPlan(rt *rapid.T) {
 		}
 		return
 	}
-	after := sp.file.expect(sp.before, sp.prune, keep)
-	// The steps: the elements the plan changes; a record whose links
-	// the plan read (it states links) also holds them to what was read.
+	// The steps are the plan's, made with the links it took from the
+	// state (sp.keep); the links read now (not keep) are held to what the
+	// plan found: the state's, for those it took from the state.
+	after := sp.file.expect(sp.before, sp.prune, sp.keep)
 	steps := map[string]bool{}
 	readLinks := map[string]bool{}
 	for code := range after {
@@ -1680,6 +1681,9 @@ func (m *model) runPlan(rt *rapid.T) {
 		case !was:
 		case (then.desc == nil) != (now.desc == nil) || then.desc != nil && *then.desc != *now.desc || then.active != now.active:
 			moved = true
+		case readLinks[code] && sp.keep[code]:
+			stated := record{orgsSet: true, orgs: sp.stated[code].BusinessOrganizations}.applyTo(nil).links
+			moved = moved || fmt.Sprint(element{links: stated}) != fmt.Sprint(element{links: now.links})
 		case readLinks[code] && then.String() != now.String():
 			moved = true
 		}
@@ -1703,6 +1707,9 @@ func (m *model) runPlan(rt *rapid.T) {
 							cur = &e
 						}
 						a = r.applyTo(cur)
+						if sp.keep[code] && cur != nil {
+							a.links = cur.clone().links
+						}
 					}
 				}
 				want[code] = a
@@ -1742,7 +1749,7 @@ func (m *model) runPlan(rt *rapid.T) {
 					cur = &e
 				}
 				m.want[code] = r.applyTo(cur)
-				if keep[code] && cur != nil {
+				if sp.keep[code] && cur != nil {
 					e := m.want[code]
 					e.links = cur.clone().links
 					m.want[code] = e

@@ -247,3 +247,33 @@ func TestSavedPlanTrustsOnlyAStateThatHoldsTheLinks(t *testing.T) {
 		stale(t, srv, "--plan", plan, "--state", state, "--rate", "0")
 	})
 }
+
+// An element a plan found unchanged by links it took from a state is
+// written to a state apply --plan makes anew without those links, where
+// that state does not hold them: they were never read, and the next run
+// reads them and mends the platform.
+func TestSavedPlanLeavesLinksItDidNotReadOutOfANewState(t *testing.T) {
+	srv := wbstest.Start(t)
+	dir := t.TempDir()
+	state, plan := filepath.Join(dir, "apply.state"), filepath.Join(dir, "t.plan")
+	file := cmdtest.WriteFile(t, dir, "a.csv", "wbsElementCode,description,businessOrganizations\nT-1,one,company=1000;branch=B1\n")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("apply: exit %d: %s", code, errOut)
+	}
+	el, _ := srv.Element("T-1")
+	el.BusinessOrganizations = el.BusinessOrganizations[:1] // removed by hand
+	srv.Put(el)
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+		t.Fatalf("the plan: exit %d: %s", code, errOut)
+	}
+	fresh := filepath.Join(dir, "fresh.state")
+	if code, _, errOut := run(t, srv, "", "apply", "--plan", plan, "--state", fresh, "--refresh", "--rate", "0"); code != 0 {
+		t.Fatalf("apply --plan --refresh: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", fresh, "--rate", "0"); code != 0 {
+		t.Fatalf("apply with the new state: exit %d: %s", code, errOut)
+	}
+	if el, _ := srv.Element("T-1"); len(el.BusinessOrganizations) != 2 {
+		t.Fatalf("T-1 holds %v: the new state trusted links nobody read", el.BusinessOrganizations)
+	}
+}
