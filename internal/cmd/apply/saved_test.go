@@ -246,6 +246,29 @@ func TestSavedPlanTrustsOnlyAStateThatHoldsTheLinks(t *testing.T) {
 		}
 		stale(t, srv, "--plan", plan, "--state", state, "--rate", "0")
 	})
+	t.Run("with a state that records the element otherwise", func(t *testing.T) {
+		// The state's entry holds the plan's links, but another
+		// description than the platform's: it says nothing of the
+		// element as it is, and apply -f --state would read its links.
+		srv, dir, second := setup(t)
+		state, plan := filepath.Join(dir, "apply.state"), filepath.Join(dir, "t.plan")
+		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
+			t.Fatalf("filling the state: exit %d: %s", code, errOut)
+		}
+		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+			t.Fatalf("the plan: exit %d: %s", code, errOut)
+		}
+		removeALink(srv)
+		b, _ := os.ReadFile(state)
+		edited := strings.Replace(string(b), `"description":"one"`, `"description":"zero"`, 1)
+		if edited == string(b) {
+			t.Fatalf("no description to edit in the state:\n%s", b)
+		}
+		if err := os.WriteFile(state, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		stale(t, srv, "--plan", plan, "--state", state, "--rate", "0")
+	})
 }
 
 // An element a plan found unchanged by links it took from a state is
