@@ -192,3 +192,34 @@ func TestWriterRefusesWhatCannotBeTurnedRound(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// export --map refuses a value that reading its cell back would change,
+// naming the element, the field and the rule: the spaces trim would take,
+// the leading zeros alpha would.
+func TestExportRefusesAValueItsCellWouldChange(t *testing.T) {
+	mp, err := Parse("m.wbsmap.yaml", []byte("version: 1\nwbsElementCode: PSP\ndescription: {expr: 'trim(Bezeichnung)'}\norganizations:\n  plant: {column: Werk, alpha: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := mp.Writer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		rec  wbsfile.Record
+		want string
+	}{
+		{wbsfile.Record{Code: "P-1", Texts: wbsfile.Texts{Description: sdk.Ptr(" spaced ")}},
+			`"P-1": its description is " spaced ", and trim(Bezeichnung) would take the spaces around it (m.wbsmap.yaml:3)`},
+		{wbsfile.Record{Code: "P-2", OrganizationsSet: true, Organizations: []sdk.BusinessOrganization{{Code: "0000004711", EntityType: "plant"}}},
+			`"P-2": its organizations.plant is "0000004711", and alpha would take its leading zeros (m.wbsmap.yaml:5)`},
+	} {
+		_, err := w.Row(tt.rec)
+		if unwritable := (*wbsfile.UnwritableError)(nil); !errors.As(err, &unwritable) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want a refusal saying %s", tt.rec.Code, err, tt.want)
+		}
+	}
+	if _, err := w.Row(wbsfile.Record{Code: "P-3", Texts: wbsfile.Texts{Description: sdk.Ptr("kept")}}); err != nil {
+		t.Errorf("a value that reads back: %v", err)
+	}
+}
