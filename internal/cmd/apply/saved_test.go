@@ -207,9 +207,12 @@ func TestSavedPlanTrustsOnlyAStateThatHoldsTheLinks(t *testing.T) {
 		srv.Put(el)
 	}
 
-	t.Run("made with a state, carried out without it", func(t *testing.T) {
+	// planWithState makes the plan of the second file with a state that
+	// recorded T-1's links, which it takes from there, then removes a
+	// link by hand.
+	planWithState := func(t *testing.T) (srv *wbstest.Server, state, plan string) {
 		srv, dir, second := setup(t)
-		state, plan := filepath.Join(dir, "apply.state"), filepath.Join(dir, "t.plan")
+		state, plan = filepath.Join(dir, "apply.state"), filepath.Join(dir, "t.plan")
 		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
 			t.Fatalf("filling the state: exit %d: %s", code, errOut)
 		}
@@ -220,6 +223,11 @@ func TestSavedPlanTrustsOnlyAStateThatHoldsTheLinks(t *testing.T) {
 			t.Fatalf("the plan did not take T-1's links from the state:\n%s", b)
 		}
 		removeALink(srv)
+		return srv, state, plan
+	}
+
+	t.Run("made with a state, carried out without it", func(t *testing.T) {
+		srv, _, plan := planWithState(t)
 		stale(t, srv, "--plan", plan, "--rate", "0")
 	})
 	t.Run("edited by hand to claim them", func(t *testing.T) {
@@ -250,15 +258,7 @@ func TestSavedPlanTrustsOnlyAStateThatHoldsTheLinks(t *testing.T) {
 		// The state's entry holds the plan's links, but another
 		// description than the platform's: it says nothing of the
 		// element as it is, and apply -f --state would read its links.
-		srv, dir, second := setup(t)
-		state, plan := filepath.Join(dir, "apply.state"), filepath.Join(dir, "t.plan")
-		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
-			t.Fatalf("filling the state: exit %d: %s", code, errOut)
-		}
-		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
-			t.Fatalf("the plan: exit %d: %s", code, errOut)
-		}
-		removeALink(srv)
+		srv, state, plan := planWithState(t)
 		b, _ := os.ReadFile(state)
 		edited := strings.Replace(string(b), `"description":"one"`, `"description":"zero"`, 1)
 		if edited == string(b) {
