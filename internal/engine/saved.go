@@ -446,11 +446,14 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 	stepOf := make([]int, 0, len(sp.Steps)) // by change, its step
 	for k, st := range sp.Steps {
 		listed, exists := current[st.Code]
+		// The links the plan took from a state are trusted again only
+		// where the state given still holds them.
+		trusted := st.LinksFromState && opts.stated.holds(st.Code, st.Before)
 		switch st.Action {
 		case ActionUnchanged:
 			if exists && sameFields(listed, st.Before) {
 				held := st.Before
-				if st.LinksFromState && !opts.stated.holds(st.Code, st.Before) {
+				if st.LinksFromState && !trusted {
 					// Links the plan took from a state that no longer
 					// says so, and not read: a state this run writes
 					// does not record them, and the next run reads them.
@@ -475,7 +478,6 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				moved = append(moved, st.Code+" (deleted or changed)")
 				continue
 			}
-			trusted := st.LinksFromState && opts.stated.holds(st.Code, st.Before)
 			if trusted {
 				// Trusted again, as the plan trusted them.
 				held := *listed
