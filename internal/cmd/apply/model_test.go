@@ -305,14 +305,23 @@ type stateVersion struct {
 func (sp *savedPlan) trustedNow(entries map[string]stateEntry) map[string]bool {
 	out := map[string]bool{}
 	for code := range sp.keep {
-		then, now := sp.stated[code], entries[code]
-		if _, ok := entries[code]; ok && now.BusinessOrganizations != nil && now.IsActive == then.IsActive &&
-			(now.Description == nil) == (then.Description == nil) && (now.Description == nil || *now.Description == *then.Description) &&
-			fmt.Sprint(record{orgsSet: true, orgs: now.BusinessOrganizations}.applyTo(nil).links) == fmt.Sprint(record{orgsSet: true, orgs: then.BusinessOrganizations}.applyTo(nil).links) {
+		then := sp.stated[code]
+		if now, ok := entries[code]; ok && now.BusinessOrganizations != nil && now.IsActive == then.IsActive && sameText(now.Description, then.Description) &&
+			linkSet(now.BusinessOrganizations) == linkSet(then.BusinessOrganizations) {
 			out[code] = true
 		}
 	}
 	return out
+}
+
+// applied is the element r makes of cur when the plan's step is carried
+// out: the links the plan took from the state stay as they are.
+func (sp *savedPlan) applied(r record, cur *element) element {
+	a := r.applyTo(cur)
+	if sp.keep[r.code] && cur != nil {
+		a.links = cur.clone().links
+	}
+	return a
 }
 
 // readStateVersion reads the lineage and applies of the state file at
@@ -607,6 +616,16 @@ func readState(rt *rapid.T, path string) map[string]stateEntry {
 		rt.Fatalf("the state file: %v", err)
 	}
 	return st.Elements
+}
+
+// linkSet is links as the model compares them: a set, written in order.
+func linkSet(links []sdk.BusinessOrganization) string {
+	return fmt.Sprint(element{links: record{orgsSet: true, orgs: links}.applyTo(nil).links})
+}
+
+// sameText reports whether two texts, nil for none, are the same.
+func sameText(a, b *string) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
 // stateEntries reads the entries of the state file, by code, as the
@@ -1504,13 +1523,8 @@ func (m *model) trusted(rt *rapid.T, f *file, state string) map[string]bool {
 	for _, r := range f.valid() {
 		e, ok := entries[r.code]
 		cur, exists := m.want[r.code]
-		if !ok || !exists || !r.orgsSet || e.BusinessOrganizations == nil || e.IsActive != cur.active ||
-			(e.Description == nil) != (cur.desc == nil) || e.Description != nil && *e.Description != *cur.desc {
-			continue
-		}
-		recorded := record{orgsSet: true, orgs: e.BusinessOrganizations}.applyTo(nil).links
-		wanted := r.applyTo(nil).links
-		if fmt.Sprint(element{links: recorded}) == fmt.Sprint(element{links: wanted}) {
+		if ok && exists && r.orgsSet && e.BusinessOrganizations != nil && e.IsActive == cur.active && sameText(e.Description, cur.desc) &&
+			linkSet(e.BusinessOrganizations) == linkSet(r.orgs) {
 			out[r.code] = true
 		}
 	}
@@ -1679,11 +1693,12 @@ func (m *model) runPlan(rt *rapid.T) {
 		case was != is:
 			moved = true
 		case !was:
-		case (then.desc == nil) != (now.desc == nil) || then.desc != nil && *then.desc != *now.desc || then.active != now.active:
+		case !sameText(then.desc, now.desc) || then.active != now.active:
 			moved = true
 		case readLinks[code] && sp.keep[code]:
-			stated := record{orgsSet: true, orgs: sp.stated[code].BusinessOrganizations}.applyTo(nil).links
-			moved = moved || fmt.Sprint(element{links: stated}) != fmt.Sprint(element{links: now.links})
+			if linkSet(sp.stated[code].BusinessOrganizations) != fmt.Sprint(element{links: now.links}) {
+				moved = true
+			}
 		case readLinks[code] && then.String() != now.String():
 			moved = true
 		}
@@ -1706,10 +1721,7 @@ func (m *model) runPlan(rt *rapid.T) {
 						if e, ok := want[code]; ok {
 							cur = &e
 						}
-						a = r.applyTo(cur)
-						if sp.keep[code] && cur != nil {
-							a.links = cur.clone().links
-						}
+						a = sp.applied(r, cur)
 					}
 				}
 				want[code] = a
@@ -1748,12 +1760,7 @@ func (m *model) runPlan(rt *rapid.T) {
 				if e, ok := m.want[code]; ok {
 					cur = &e
 				}
-				m.want[code] = r.applyTo(cur)
-				if sp.keep[code] && cur != nil {
-					e := m.want[code]
-					e.links = cur.clone().links
-					m.want[code] = e
-				}
+				m.want[code] = sp.applied(r, cur)
 			}
 		}
 	}
