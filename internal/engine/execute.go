@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -47,9 +48,10 @@ type executeOptions struct {
 	PageSize int
 	// MaxPages bounds the pages of that read-back; 0 is no bound.
 	MaxPages int
-	// Stop, when closed, lets the requests in flight finish and starts no
-	// more work; the changes not started are reported as skipped.
-	Stop <-chan struct{}
+	// Stop, once ended, lets the requests in flight finish and starts no
+	// more work; the changes not started are reported as skipped. Nil
+	// never ends.
+	Stop context.Context
 	// OnResult is called once per finished change, from several
 	// goroutines at once.
 	OnResult func(Result)
@@ -117,14 +119,7 @@ type executor struct {
 	refused map[int]error
 }
 
-func (e *executor) stopped() bool {
-	select {
-	case <-e.opts.Stop:
-		return true
-	default:
-		return false
-	}
-}
+func (e *executor) stopped() bool { return e.opts.Stop != nil && e.opts.Stop.Err() != nil }
 
 func (e *executor) failedOrStopped() bool {
 	if e.stopped() {
@@ -141,15 +136,24 @@ func (e *executor) failedOrStopped() bool {
 }
 
 func (e *executor) runAll(ctx context.Context, plan *Plan, idx []int) {
-	run(e.opts.Concurrency, len(idx), e.opts.Stop, func(k int) {
+	run(e.opts.Concurrency, len(idx), e.stopped, func(k int) {
 		i := idx[k]
 		ch := &plan.Changes[i]
 		ack, err := e.apply(ctx, ch)
+		if fenced(err) {
+			return // not sent: skipped, as a change not started
+		}
 		if ch.Action == ActionCreate && e.settleLater(i, err) {
 			return
 		}
 		e.finish(i, ack, err, "")
 	})
+}
+
+// fenced reports a request that was not sent because the run's lock of
+// its shared state was lost (statestore.Held.Context).
+func fenced(err error) bool {
+	return errors.Is(err, statestore.ErrLockLost) && !errors.Is(err, sdk.ErrOutcomeUnknown)
 }
 
 // settleLater keeps the create at i for the read-back when its outcome is
@@ -281,7 +285,7 @@ func (e *executor) resolveUnknown(ctx context.Context, plan *Plan) {
 			}
 			return
 		}
-		run(e.opts.Concurrency, len(pending), e.opts.Stop, func(k int) {
+		run(e.opts.Concurrency, len(pending), e.stopped, func(k int) {
 			i := pending[k]
 			ch := plan.Changes[i]
 			el, ok := current[ch.Code]
@@ -337,21 +341,16 @@ func (e *executor) unsettled(i int, err error) error {
 }
 
 // run calls fn for 0..n-1 in order, with at most limit calls at once,
-// starting no call once stop is closed. The calls run on limit long-lived
+// starting no call once stopped says so. The calls run on limit long-lived
 // workers: a goroutine per call (errgroup.SetLimit) would start each
 // request on a fresh stack and grow it through the HTTP client's calls,
 // which cost a bulk load about a tenth of its time.
-func run(limit, n int, stop <-chan struct{}, fn func(int)) {
+func run(limit, n int, stopped func() bool, fn func(int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(limit, n) {
 		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stopped() {
 				k := int(next.Add(1)) - 1
 				if k >= n {
 					return

@@ -548,7 +548,7 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 		mu    sync.Mutex
 		first error
 	)
-	run(opts.Concurrency, len(idx), nil, func(k int) {
+	run(opts.Concurrency, len(idx), func() bool { return false }, func(k int) {
 		ch := &changes[idx[k]]
 		have, err := readLinks(ctx, c, ch.Code, listOptions(opts.PageSize, opts.MaxPages))
 		mu.Lock()

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,13 +45,20 @@ type Input struct {
 	LockTimeout     time.Duration
 	BreakStaleAfter time.Duration
 
-	// renewEvery is how often the lock is renewed; 0 is renewEvery's.
+	// StateArg is how the command was given the state, for the command
+	// that releases a lock left behind: "" where WBSCTL_STATE gave it.
+	StateArg string
+
+	// renewEvery is how often the lock is renewed (0:
+	// statestore.RenewEvery); clock is the holder's clock, nil for the
+	// wall's.
 	renewEvery time.Duration
+	clock      func() time.Time
 }
 
 // ErrLockLost is a run whose lock of a shared state could not be renewed:
 // another run may have broken it. The run started no change after that.
-var ErrLockLost = errors.New("the state's lock was lost during the run")
+var ErrLockLost = statestore.ErrLockLost
 
 // ErrTooManyDeletes is a plan that deletes more elements than
 // Prune.MaxDeletes allows.
@@ -106,27 +112,39 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	opts := in.Plan
 	opts.prune = in.Prune.decide(file, in.Saved)
 	var state *runState
-	stop, lockLost := in.stopped(), func() error { return nil }
+	// stop ends at the first signal, and, with a shared state, once its
+	// lock is lost; writes run under ctx, fenced by the lock.
+	stop, writes := in.stopContext(), ctx
+	lockLost := func() error { return nil }
 	if in.State != nil {
 		if in.Holder.ID == "" {
 			in.Holder = statestore.NewHolder("apply", "", time.Now())
 		}
-		lease, err := lockState(ctx, in.State, in.Holder, in.LockTimeout, in.BreakStaleAfter, h.Waiting, in.stopped(), in.interruption)
-		if err != nil {
-			return nil, err
+		lease, taken, err := lockState(in.planContext(ctx), in.State, in.Holder, in.LockTimeout, in.BreakStaleAfter, h.Waiting)
+		if locked := (*statestore.LockedError)(nil); errors.As(err, &locked) && locked.Unlockable && locked.Holder != nil {
+			err = fmt.Errorf("%w; once its run is gone: %s", err, UnlockCommand(locked.Holder.ID, in.StateArg))
 		}
+		if err != nil {
+			return nil, in.interrupted(err, "while waiting for the state's lock")
+		}
+		held := statestore.Keep(ctx, lease, taken, in.renewEvery, in.clock)
 		// Released however the run ends, a signal's cancelled context
-		// included; a release that fails leaves the lock, which is said.
+		// included, within the release's own bound; a release that
+		// fails leaves the lock, which is said with the command that
+		// releases it.
 		defer func() {
-			if err := lease.Release(context.WithoutCancel(ctx)); err != nil && h.Warn != nil {
-				h.Warn(fmt.Errorf("releasing the state's lock: %w; wbsctl state unlock STATE %s releases it", err, in.Holder.ID))
+			if err := held.Release(ctx); err != nil && h.Warn != nil {
+				h.Warn(fmt.Errorf("releasing the state's lock: %w; the lock %s is left: %s releases it", err, in.Holder.ID, UnlockCommand(in.Holder.ID, in.StateArg)))
 			}
 		}()
-		var stopRenewing func()
-		stop, lockLost, stopRenewing = keepLease(ctx, lease, in.stopped(), cmp.Or(in.renewEvery, renewEvery))
-		defer stopRenewing()
-		if state, err = loadState(ctx, in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
-			return nil, err
+		writes = held.Context()
+		var cancelStop context.CancelCauseFunc
+		stop, cancelStop = context.WithCancelCause(stop)
+		defer cancelStop(nil)
+		defer context.AfterFunc(writes, func() { cancelStop(context.Cause(writes)) })()
+		lockLost = held.Lost
+		if state, err = loadState(in.planContext(ctx), in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
+			return nil, in.interrupted(err, "while reading the state")
 		}
 		if in.Refresh {
 			// Made anew, it replaces the state the run found.
@@ -134,7 +152,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			if state.version, err = storedVersion(ctx, in.State); err != nil {
 				return nil, err
 			}
-		} else {
+		} else if state.trusted(lease.Broken(), in.Holder, in.Saved == nil) {
 			opts.known, opts.stated = state.known, state.Elements
 		}
 		if err := in.Saved.checkState(state.stateFile); err != nil {
@@ -178,7 +196,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			return out, fmt.Errorf("writing the state: %w; nothing was sent", err)
 		}
 	}
-	out.Results = execute(ctx, c, plan, executeOptions{
+	out.Results = execute(writes, c, plan, executeOptions{
 		Concurrency: opts.Concurrency, PageSize: opts.PageSize, MaxPages: opts.MaxPages, Stop: stop,
 		prune: opts.prune, KeepCorrelationIDs: in.KeepCorrelationIDs, OnResult: h.OnResult,
 	})
@@ -189,8 +207,10 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	if state != nil {
 		state.finish(out.Results)
 		// With its own context: the state records what a run that a
-		// second signal cut short did make.
-		if err := state.save(context.WithoutCancel(ctx), in.State); err != nil && h.Warn != nil {
+		// second signal cut short did make, within saveGrace of it.
+		saveCtx, cancel := graced(ctx, saveGrace)
+		defer cancel()
+		if err := state.save(saveCtx, in.State); err != nil && h.Warn != nil {
 			if !errors.Is(err, ErrStateMoved) { // which says what to do
 				err = fmt.Errorf("%w; run with --refresh next time", err)
 			}
@@ -198,17 +218,56 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		}
 	}
 	if err := lockLost(); err != nil {
-		return out, fmt.Errorf("%w: %v; no change was started after it, and the state was written only if no other run had written it", ErrLockLost, err)
+		return out, fmt.Errorf("%w; no change was sent after it, and the state was written only if no other run had written it", err)
 	}
 	return out, nil
 }
 
-// stopped is Stop's channel: nil, which never closes, without a Stop.
-func (in Input) stopped() <-chan struct{} {
+// stopContext is Stop, or a context that never ends without one.
+func (in Input) stopContext() context.Context {
 	if in.Stop == nil {
-		return nil
+		return context.Background()
 	}
-	return in.Stop.Done()
+	return in.Stop
+}
+
+// planContext is ctx, ended by the first signal too, with its cause: the
+// reads before the first write (the lock, the state, the plan) stop at
+// once, as nothing was sent.
+func (in Input) planContext(ctx context.Context) context.Context {
+	if in.Stop == nil {
+		return ctx
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	context.AfterFunc(in.Stop, func() { cancel(in.interruption()) })
+	return ctx
+}
+
+// interrupted is err, named as the first signal's where one came, as
+// what ended the run's reads while doing what.
+func (in Input) interrupted(err error, doing string) error {
+	if in.Stop != nil && in.Stop.Err() != nil {
+		return fmt.Errorf("%w %s: nothing was sent", in.interruption(), doing)
+	}
+	return err
+}
+
+// saveGrace is how long the state's last write may go on after a second
+// signal: enough for a bucket that answers, not a wait on one that hangs.
+const saveGrace = 5 * time.Second
+
+// graced is a context that outlives ctx by grace: cancelled grace after
+// ctx ends.
+func graced(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopTimer := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, cancel)
+		context.AfterFunc(out, func() { t.Stop() })
+	})
+	return out, func() {
+		stopTimer()
+		cancel()
+	}
 }
 
 // interruption is the error that names what ended Stop.

@@ -13,7 +13,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -61,6 +60,25 @@ type runState struct {
 	// known holds, in place of Elements, the entries of the elements
 	// that the records loadState was given name.
 	known *knownStates
+	// verifying is a plan that trusts none of the state after a break:
+	// its write marks the break verified.
+	verifying bool
+}
+
+// trusted reports whether a plan may trust the state's links: not after
+// a lock was broken (broken, by this run as by; or recorded by an
+// earlier run) until a plan that read every link wrote the state. full
+// is whether this run's plan reads every link it does not trust (a saved
+// plan reads only its updates' again).
+func (s *runState) trusted(broken *statestore.Broken, by statestore.Holder, full bool) bool {
+	if broken != nil {
+		s.Break = &BreakRecord{Broken: *broken, StaleSeconds: int64(broken.Age / time.Second), By: by}
+	}
+	if s.Break == nil || s.Break.Verified {
+		return true
+	}
+	s.verifying = full
+	return false
 }
 
 // stateHead is what a state file holds before its elements.
@@ -76,6 +94,21 @@ type stateHead struct {
 	// dry runs) that wrote the state: a saved plan is stale once another
 	// has run since it was made.
 	Applies int64 `json:"applies,omitempty"`
+	// Break is the last stale lock a run broke of this state. Until a
+	// plan that trusted none of the state's links wrote the state after
+	// it (Verified), no plan trusts them: the broken holder may have
+	// written the platform after it last wrote the state.
+	Break *BreakRecord `json:"break,omitempty"`
+}
+
+// BreakRecord is a lock broken: whose, how stale, by whom, and whether a
+// plan that read every link has written the state since.
+type BreakRecord struct {
+	statestore.Broken
+	// StaleSeconds is Broken.Age, in a state file.
+	StaleSeconds int64             `json:"staleSeconds"`
+	By           statestore.Holder `json:"by"`
+	Verified     bool              `json:"verified"`
 }
 
 // newState returns an empty state of a platform and client id.
@@ -120,8 +153,9 @@ func loadState(ctx context.Context, store statestore.Store, baseURL, clientID st
 		return nil, fmt.Errorf("%w: %s: %v (run with --refresh to rebuild it)", ErrStateUnusable, store, err)
 	}
 	if st.BaseURL != baseURL || st.ClientID != clientID {
+		// What the state says is the bucket's text: escaped.
 		return nil, fmt.Errorf("%w: %s belongs to %s as %s, not %s as %s (use another file, or --refresh to start it anew)",
-			ErrStateUnusable, store, st.BaseURL, st.ClientID, baseURL, clientID)
+			ErrStateUnusable, store, statestore.BucketText(st.BaseURL), statestore.BucketText(st.ClientID), baseURL, clientID)
 	}
 	return &runState{stateFile: st, version: version, known: known}, nil
 }
@@ -186,6 +220,8 @@ func (s stateReading) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			return strictjson.Member(dec, &s.Serial)
 		case "applies":
 			return strictjson.Member(dec, &s.Applies)
+		case "break":
+			return strictjson.Member(dec, &s.Break)
 		case "elements":
 			return s.Elements.read(dec, s.known)
 		}
@@ -324,6 +360,9 @@ func (s *runState) save(ctx context.Context, store statestore.Store) error {
 		s.Lineage = newLineage()
 	}
 	s.Serial++
+	if s.verifying {
+		s.Break.Verified = true
+	}
 	version, err := store.Write(ctx, s.version, func(out io.Writer) error {
 		w := bufio.NewWriter(out)
 		if err := writeState(w, &s.stateHead, s.entries()); err != nil {
@@ -333,6 +372,9 @@ func (s *runState) save(ctx context.Context, store statestore.Store) error {
 	})
 	if err != nil {
 		s.Serial--
+		if s.verifying {
+			s.Break.Verified = false
+		}
 		if errors.Is(err, statestore.ErrConflict) {
 			return fmt.Errorf("%w (%s): not written over; run again to plan from the state it holds now", ErrStateMoved, store)
 		}
@@ -498,14 +540,17 @@ func (s *runState) finish(results *Results) {
 
 // lockState takes the state's lock for holder, waiting up to timeout for
 // another run to release it: waiting (when given) is told once, with the
-// holder, when the wait begins; the wait ends early with ctx or stop (the
-// first signal: interrupted names it). A lock not renewed for
-// breakStaleAfter (when given) is broken.
+// holder, when the wait begins; the wait ends early with ctx (the first
+// signal ends it). A lock not written for breakStaleAfter (when given),
+// by the store's clock, is broken. It returns the lease and when the
+// take that got it started, by this host's clock: where the lease's term
+// starts.
 func lockState(ctx context.Context, store statestore.Store, holder statestore.Holder, timeout, breakStaleAfter time.Duration,
-	waiting func(holder string), stop <-chan struct{}, interrupted func() error) (statestore.Lease, error) {
+	waiting func(holder string)) (statestore.Lease, time.Time, error) {
+	taken := time.Now()
 	lease, err := store.Lock(ctx, holder, breakStaleAfter)
 	if !errors.Is(err, statestore.ErrLocked) || timeout <= 0 {
-		return lease, lockError(err)
+		return lease, taken, lockError(err)
 	}
 	if waiting != nil {
 		var locked *statestore.LockedError
@@ -522,14 +567,13 @@ func lockState(ctx context.Context, store statestore.Store, holder statestore.Ho
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for the state's lock: %w", context.Cause(ctx))
-		case <-stop:
-			return nil, fmt.Errorf("%w while waiting for the state's lock: nothing was sent", interrupted())
+			return nil, taken, fmt.Errorf("waiting for the state's lock: %w", context.Cause(ctx))
 		case <-deadline.C:
-			return nil, fmt.Errorf("%w after waiting %s", lockError(err), timeout)
+			return nil, taken, fmt.Errorf("%w after waiting %s", lockError(err), timeout)
 		case <-poll.C:
+			taken = time.Now()
 			if lease, err = store.Lock(ctx, holder, breakStaleAfter); !errors.Is(err, statestore.ErrLocked) {
-				return lease, lockError(err)
+				return lease, taken, lockError(err)
 			}
 		}
 	}
@@ -544,51 +588,13 @@ func lockError(err error) error {
 	return fmt.Errorf("%w; nothing was sent: wait for it to end, or give --lock-timeout to wait; %s", err, locked.Ends)
 }
 
-// renewEvery is how often a run renews its lock of a shared state: well
-// within any --break-stale-after a person would give.
-const renewEvery = 30 * time.Second
-
-// keepLease renews lease every given time until end is called. Its stop
-// is closed by the first of signal (the run's stop) and a failed renewal
-// (the lock may have been taken: the run is to start no more changes);
-// lost returns that renewal's error, nil while none failed. Renewals go on
-// after a signal, while the run finishes what is in flight.
-func keepLease(ctx context.Context, lease statestore.Lease, signal <-chan struct{}, every time.Duration) (stop <-chan struct{}, lost func() error, end func()) {
-	stopped, done := make(chan struct{}), make(chan struct{})
-	var closeStop sync.Once
-	var mu sync.Mutex
-	var lostErr error
-	ctx = context.WithoutCancel(ctx) // a lease outlives the run's cancellation until released
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-signal:
-				closeStop.Do(func() { close(stopped) })
-				signal = nil
-			case <-t.C:
-				if err := lease.Renew(ctx); err != nil {
-					mu.Lock()
-					lostErr = err
-					mu.Unlock()
-					closeStop.Do(func() { close(stopped) })
-					return
-				}
-			}
-		}
-	})
-	return stopped, func() error {
-			mu.Lock()
-			defer mu.Unlock()
-			return lostErr
-		}, func() {
-			close(done)
-			wg.Wait()
-		}
+// UnlockCommand is the command that releases the lock of id on the
+// state that stateArg names ("" where WBSCTL_STATE names it).
+func UnlockCommand(id, stateArg string) string {
+	if stateArg == "" {
+		return "wbsctl state unlock " + statestore.BucketText(id) + " (WBSCTL_STATE names the state)"
+	}
+	return "wbsctl state unlock " + statestore.BucketText(id) + " --state " + statestore.BucketText(stateArg)
 }
 
 // StateSummary is what `wbsctl state show` tells of a state file.
@@ -600,6 +606,7 @@ type StateSummary struct {
 	Serial   int64              `json:"serial"`
 	Elements int                `json:"elements"`
 	Lock     *statestore.Holder `json:"lock"`
+	Break    *BreakRecord       `json:"break,omitempty"`
 }
 
 // InspectState reads the state of store for a person: its platform,
@@ -620,7 +627,7 @@ func InspectState(ctx context.Context, store statestore.Store) (*StateSummary, e
 		return nil, err
 	}
 	return &StateSummary{Path: store.String(), BaseURL: st.BaseURL, ClientID: st.ClientID, Lineage: st.Lineage, Serial: st.Serial,
-		Elements: len(st.Elements), Lock: holder}, nil
+		Elements: len(st.Elements), Lock: holder, Break: st.Break}, nil
 }
 
 // ErrStateRefused is a state that state push does not copy over another.
@@ -692,11 +699,12 @@ func copyRefusal(src, dst *stateFile, err error, to statestore.Store, force bool
 	case err != nil:
 		return nil
 	case dst.BaseURL != src.BaseURL || dst.ClientID != src.ClientID:
-		return fmt.Errorf("%w: it belongs to %s as %s, and %s to %s as %s", ErrStateRefused, src.BaseURL, src.ClientID, to, dst.BaseURL, dst.ClientID)
+		esc := statestore.BucketText
+		return fmt.Errorf("%w: it belongs to %s as %s, and %s to %s as %s", ErrStateRefused, esc(src.BaseURL), esc(src.ClientID), to, esc(dst.BaseURL), esc(dst.ClientID))
 	case force:
 		return nil
 	case dst.Lineage != "" && dst.Lineage != src.Lineage:
-		return fmt.Errorf("%w: it is of lineage %s, and %s of lineage %s (another state); --force writes over it", ErrStateRefused, src.Lineage, to, dst.Lineage)
+		return fmt.Errorf("%w: it is of lineage %s, and %s of lineage %s (another state); --force writes over it", ErrStateRefused, statestore.BucketText(src.Lineage), to, statestore.BucketText(dst.Lineage))
 	case dst.Serial > src.Serial:
 		return fmt.Errorf("%w: its serial is %d, and %s is at %d (an older copy over a newer state); --force writes over it", ErrStateRefused, src.Serial, to, dst.Serial)
 	}

@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/wbsctl/wbsctl/internal/statestore"
+	"github.com/wbsctl/wbsctl/internal/statestore/s3test"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 	"github.com/wbsctl/wbsctl/sdk/wbstest"
@@ -289,7 +291,7 @@ type losingLease struct {
 
 func (l losingLease) Renew(ctx context.Context) error {
 	if l.s.renewals.Add(1) > 1 {
-		return errors.New("the lock is another run's now")
+		return fmt.Errorf("the lock is another run's now: %w", statestore.ErrLocked)
 	}
 	return nil
 }
@@ -309,5 +311,99 @@ func TestRunStopsWhenItsLockIsLost(t *testing.T) {
 	sum := Summarize(out.Results, RequestCounts{})
 	if made := len(srv.Elements()); made == 0 || made == 400 || sum.Skipped == 0 {
 		t.Fatalf("%d of 400 made, %d skipped: want the run stopped part way", made, sum.Skipped)
+	}
+}
+
+// A holder whose process was paused past its lease's term (a VM paused,
+// a long stop of the world) sends nothing more once it resumes, though
+// no renewal failed and no timer has run since: the check made just
+// before each request reads the clock. It ends with ErrLockLost, its
+// unsent changes skipped, and every element it made is one it reports:
+// made, or, for a request in flight as the lock was lost, of an outcome
+// unknown.
+func TestPausedHolderSendsNothingPastItsTerm(t *testing.T) {
+	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultLatency, Latency: 2 * time.Millisecond}))
+	defer srv.Close()
+	c := testClient(t, srv)
+	var paused atomic.Int64 // how far the holder's clock jumped
+	clock := func() time.Time { return time.Now().Add(time.Duration(paused.Load())) }
+	var before atomic.Int64 // elements made when the pause ended
+	var results atomic.Int64
+	out, err := Run(context.Background(), c, Input{File: &wbsfile.File{Records: records(200)},
+		State: statestore.NewFile(filepath.Join(t.TempDir(), "state.json")), renewEvery: time.Hour, clock: clock,
+		Plan: PlanOptions{Concurrency: 4}}, Hooks{OnResult: func(Result) {
+		if results.Add(1) == 20 {
+			before.Store(int64(len(srv.Elements())))
+			paused.Store(int64(statestore.LeaseTerm + time.Second))
+		}
+	}})
+	if !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), "not confirmed for 1m") {
+		t.Fatalf("a holder paused past its term: %v, want ErrLockLost saying it was not confirmed for a minute", err)
+	}
+	sum := Summarize(out.Results, RequestCounts{})
+	made := len(srv.Elements())
+	// What was in flight as the pause ended (4 workers) may land; nothing
+	// started after it.
+	if made > int(before.Load())+4 || sum.Skipped == 0 || sum.Actions[ActionCreate][StatusOK]+sum.Failed < made {
+		t.Fatalf("%d elements made, %d when the pause ended; %d reported created, %d skipped", made, before.Load(), sum.Actions[ActionCreate][StatusOK], sum.Skipped)
+	}
+}
+
+// A bucket that hangs mid-run holds the run no longer than its bounds:
+// the first signal stops the writes, the second ends the state's last
+// write within saveGrace and the release within its own bound, and the
+// run says that the lock was left and the command that releases it.
+func TestHungBucketEndsOnTheSecondSignal(t *testing.T) {
+	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultLatency, Latency: 2 * time.Millisecond}))
+	defer srv.Close()
+	c := testClient(t, srv)
+	s3test.Env(t)
+	bucket := s3test.StartServer(t)
+	store, err := statestore.Open(context.Background(), bucket.State("hung/state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop, signal := context.WithCancelCause(context.Background())
+	var results atomic.Int64
+	var mu sync.Mutex
+	var warned []string
+	var secondAt time.Time
+	out, err := Run(ctx, c, Input{File: &wbsfile.File{Records: records(200)}, State: store, StateArg: "'s3://states/hung/state'", Stop: stop,
+		Plan: PlanOptions{Concurrency: 2}}, Hooks{
+		OnResult: func(Result) {
+			if results.Add(1) != 10 {
+				return
+			}
+			bucket.Stall()
+			signal(errors.New("SIGINT"))
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				mu.Lock()
+				secondAt = time.Now()
+				mu.Unlock()
+				cancel(errors.New("SIGINT again"))
+			}()
+		},
+		Warn: func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			warned = append(warned, err.Error())
+		},
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if took := time.Since(secondAt); took > saveGrace+15*time.Second {
+		t.Errorf("the run ended %s after the second signal, on a hung bucket", took)
+	}
+	if out == nil || out.Results == nil {
+		t.Fatalf("no results: %v", err)
+	}
+	joined := strings.Join(warned, "\n")
+	for _, want := range []string{"writing the state", "releasing the state's lock", "is left: wbsctl state unlock", "--state 's3://states/hung/state'"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the warnings say no %q:\n%s", want, joined)
+		}
 	}
 }

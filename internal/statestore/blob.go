@@ -2,6 +2,7 @@ package statestore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,31 +12,34 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
-	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/s3blob" // s3://
-	"gocloud.dev/gcerrors"
 )
 
+// objects is the storage under a shared state: whole objects, read with
+// their version, written only over a version (NoVersion: only where there
+// is none). Nothing is ever deleted: a released lock is an object that
+// names no holder, so that a release is a conditional write too, which
+// every S3 server that keeps the state honours.
+type objects interface {
+	// get opens the object of key; fs.ErrNotExist where there is none.
+	get(ctx context.Context, key string) (io.ReadCloser, object, error)
+	// put writes data to key over version and returns the new version;
+	// ErrConflict, with nothing written, where key is not at version.
+	put(ctx context.Context, key string, version Version, data []byte) (Version, error)
+	close() error
+}
+
 // Blob is a state kept as an object of a bucket, KEY, and its lock as
-// the object KEY.lock. Its version is the object's ETag. On S3 every
-// write is conditional (If-Match on the version read, If-None-Match: *
-// where there was none), so two writers never both win; the memory bucket
-// of tests checks the version before writing instead.
+// the object KEY.lock. Its version is the object's ETag. Every write is
+// conditional (If-Match on the version read, If-None-Match: * where there
+// was none), so two writers never both win.
 //
 // A state is written in one part, by one PutObject (S3's conditional
 // writes of multipart uploads are not served by every S3
 // implementation): up to maxSinglePart.
 type Blob struct {
-	url    string
-	bucket *blob.Bucket
-	name   string // the bucket's
-	key    string
-	// s3 writes, where the bucket is S3's: one PutObject each, its
-	// conditions the server's.
-	s3 *s3.Client
+	url  string
+	objs objects
+	key  string
 }
 
 // maxSinglePart is the largest state written: the part size of one
@@ -48,60 +52,55 @@ func openBlob(ctx context.Context, u *url.URL) (*Blob, error) {
 	if key == "" || strings.HasSuffix(key, "/") {
 		return nil, fmt.Errorf("--state %s: name the state's object: %s://BUCKET/KEY", Display(u), u.Scheme)
 	}
-	bucketURL := *u
-	bucketURL.Path = ""
-	bucket, err := blob.OpenBucket(ctx, bucketURL.String())
+	if u.Host == "" {
+		return nil, fmt.Errorf("--state %s: name the bucket: %s://BUCKET/KEY", Display(u), u.Scheme)
+	}
+	objs, err := openS3(ctx, u)
 	if err != nil {
-		// gocloud's message names the URL, query and all.
-		msg := strings.ReplaceAll(err.Error(), bucketURL.String(), Display(&bucketURL))
-		if u.RawQuery != "" {
-			msg = strings.ReplaceAll(msg, u.RawQuery, "…")
-		}
-		return nil, fmt.Errorf("--state %s: %s", Display(u), msg)
+		return nil, err
 	}
-	b := &Blob{url: Display(u), bucket: bucket, name: u.Host, key: key}
-	if !bucket.As(&b.s3) {
-		b.s3 = nil
-	}
-	return b, nil
+	return &Blob{url: Display(u), objs: objs, key: key}, nil
 }
 
 func (b *Blob) String() string { return b.url }
 
-// Read reads the object, its version the ETag of what was read.
+// call bounds one call to the bucket by timeout, and names what timed
+// out: a bucket that does not answer ends the call, never the run.
+func (b *Blob) call(ctx context.Context, timeout time.Duration, what string, fn func(ctx context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := fn(cctx)
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %s: %w: no answer within %s", b.url, what, ErrTimeout, timeout)
+	}
+	return err
+}
+
+// Read reads the object, its version the ETag of what was read. The read
+// of its content is bounded by stateTimeout too.
 func (b *Blob) Read(ctx context.Context) (io.ReadCloser, Version, error) {
-	return b.read(ctx, b.key)
-}
-
-func (b *Blob) read(ctx context.Context, key string) (io.ReadCloser, Version, error) {
-	var version Version
-	if b.s3 == nil {
-		attrs, err := b.bucket.Attributes(ctx, key)
-		if err != nil {
-			return nil, NoVersion, b.wrap(err, key)
-		}
-		version = Version(attrs.ETag)
-	}
-	r, err := b.bucket.NewReader(ctx, key, nil)
+	cctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	r, obj, err := b.objs.get(cctx, b.key)
 	if err != nil {
-		return nil, NoVersion, b.wrap(err, key)
+		cancel()
+		if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+			return nil, NoVersion, fmt.Errorf("%s: reading the state: %w: no answer within %s", b.url, ErrTimeout, stateTimeout)
+		}
+		return nil, NoVersion, err
 	}
-	var out s3.GetObjectOutput
-	if r.As(&out) && out.ETag != nil {
-		version = Version(*out.ETag)
-	}
-	return r, version, nil
+	return &boundReader{ReadCloser: r, cancel: cancel}, obj.version, nil
 }
 
-// wrap makes a missing object fs.ErrNotExist, and names the object.
-func (b *Blob) wrap(err error, key string) error {
-	if err == nil {
-		return nil
-	}
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return fmt.Errorf("%s: %w", key, fs.ErrNotExist)
-	}
-	return fmt.Errorf("%s: %w", key, err)
+// boundReader is a read whose context ends when it is closed.
+type boundReader struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (r *boundReader) Close() error {
+	err := r.ReadCloser.Close()
+	r.cancel()
+	return err
 }
 
 // Write writes the state over version, or where there is none.
@@ -113,146 +112,167 @@ func (b *Blob) Write(ctx context.Context, version Version, write func(io.Writer)
 	if body.Len() > maxSinglePart {
 		return NoVersion, fmt.Errorf("%s: a state of %d bytes, more than the %d a conditional write takes", b.url, body.Len(), maxSinglePart)
 	}
-	v, err := b.put(ctx, b.key, version, body.Bytes())
-	if errors.Is(err, ErrConflict) && version != NoVersion {
-		// Where no state is left, there is nothing newer to keep.
-		v, err = b.put(ctx, b.key, NoVersion, body.Bytes())
-	}
+	var v Version
+	err := b.call(ctx, stateTimeout, "writing the state", func(ctx context.Context) (err error) {
+		v, err = b.objs.put(ctx, b.key, version, body.Bytes())
+		if errors.Is(err, ErrConflict) && version != NoVersion {
+			// Where no state is left, there is nothing newer to keep.
+			v, err = b.objs.put(ctx, b.key, NoVersion, body.Bytes())
+		}
+		return err
+	})
 	return v, err
-}
-
-// put writes data to key, only over version (NoVersion: only where there
-// is nothing), and returns the new version.
-func (b *Blob) put(ctx context.Context, key string, version Version, data []byte) (Version, error) {
-	if b.s3 != nil {
-		return b.putS3(ctx, key, version, data)
-	}
-	opts := &blob.WriterOptions{ContentType: "application/json", IfNotExist: version == NoVersion}
-	if version != NoVersion {
-		if attrs, err := b.bucket.Attributes(ctx, key); err != nil || Version(attrs.ETag) != version {
-			return NoVersion, ErrConflict
-		}
-	}
-	w, err := b.bucket.NewWriter(ctx, key, opts)
-	if err != nil {
-		return NoVersion, b.wrap(err, key)
-	}
-	if _, err := w.Write(data); err != nil {
-		w.Close()
-		return NoVersion, b.wrap(err, key)
-	}
-	if err := w.Close(); err != nil {
-		if code := gcerrors.Code(err); code == gcerrors.FailedPrecondition || code == gcerrors.AlreadyExists {
-			return NoVersion, ErrConflict
-		}
-		return NoVersion, b.wrap(err, key)
-	}
-	attrs, err := b.bucket.Attributes(ctx, key)
-	if err != nil {
-		return NoVersion, b.wrap(err, key)
-	}
-	return Version(attrs.ETag), nil
-}
-
-// putS3 is put on S3: one PutObject, If-Match the version, or
-// If-None-Match: * for none.
-func (b *Blob) putS3(ctx context.Context, key string, version Version, data []byte) (Version, error) {
-	in := &s3.PutObjectInput{Bucket: &b.name, Key: &key, Body: bytes.NewReader(data),
-		ContentLength: new(int64(len(data))), ContentType: new("application/json")}
-	if version == NoVersion {
-		in.IfNoneMatch = new("*")
-	} else {
-		in.IfMatch = new(string(version))
-	}
-	out, err := b.s3.PutObject(ctx, in)
-	var api smithy.APIError
-	if errors.As(err, &api) && (api.ErrorCode() == "PreconditionFailed" || api.ErrorCode() == "ConditionalRequestConflict") {
-		return NoVersion, ErrConflict
-	}
-	if err != nil {
-		return NoVersion, fmt.Errorf("%s: %w", key, err)
-	}
-	if out.ETag == nil {
-		return NoVersion, fmt.Errorf("%s: the server named no ETag of the write", key)
-	}
-	return Version(*out.ETag), nil
 }
 
 func (b *Blob) lockKey() string { return b.key + ".lock" }
 
-// Lock creates KEY.lock, holding holder, where none exists; a lock not
-// renewed for breakStaleAfter (when given) is replaced, by a write
-// conditional on its own version, so that two runs never both break it.
+// lockNote is what KEY.lock holds: a holder, or, once released, what
+// released it.
+type lockNote struct {
+	*Holder
+	Released *Released `json:"released,omitempty"`
+}
+
+// Released is a lock released: whose it was, and by what.
+type Released struct {
+	ID string    `json:"id"`
+	By string    `json:"by"` // "release" or "unlock"
+	At time.Time `json:"at"`
+}
+
+// maxLockTries bounds the takes of a lock that others release and take
+// as it is tried.
+const maxLockTries = 5
+
+// Lock writes KEY.lock, holding holder, where none exists or the last
+// was released. A lock that the server last wrote breakStaleAfter ago or
+// more (when given; by the server's clock alone, its Last-Modified
+// against its Date) is replaced, by a write conditional on its own
+// version, so that two runs never both break it.
 func (b *Blob) Lock(ctx context.Context, holder Holder, breakStaleAfter time.Duration) (Lease, error) {
 	holder.Renewed = holder.Taken
-	note, err := json.Marshal(holder)
+	note, err := json.Marshal(lockNote{Holder: &holder})
 	if err != nil {
 		return nil, err
 	}
-	v, err := b.put(ctx, b.lockKey(), NoVersion, note)
-	if errors.Is(err, ErrConflict) {
-		held, heldVersion, herr := b.holder(ctx)
-		if herr != nil {
-			return nil, herr
+	for range maxLockTries {
+		var v Version
+		err := b.call(ctx, lockTimeout, "taking the lock", func(ctx context.Context) (err error) {
+			v, err = b.objs.put(ctx, b.lockKey(), NoVersion, note)
+			return err
+		})
+		if err == nil {
+			return &blobLease{b: b, holder: holder, version: v}, nil
 		}
-		if held == nil { // released meanwhile
-			return b.Lock(ctx, holder, breakStaleAfter)
+		if !errors.Is(err, ErrConflict) {
+			return nil, err
 		}
-		// Judged by the holder's own clock: the breaker's and the
-		// holder's are to agree within a fraction of breakStaleAfter.
-		if breakStaleAfter <= 0 || time.Since(held.lastSign()) < breakStaleAfter {
-			return nil, b.locked(held)
+		held, obj, err := b.readLock(ctx)
+		switch {
+		case err != nil:
+			return nil, err
+		case obj.version == NoVersion:
+			continue // deleted meanwhile
+		case held != nil && held.ID == holder.ID:
+			// This run's own take, whose answer was lost.
+			return &blobLease{b: b, holder: holder, version: obj.version}, nil
 		}
-		if v, err = b.put(ctx, b.lockKey(), heldVersion, note); errors.Is(err, ErrConflict) {
-			return nil, b.locked(held)
+		var broken *Broken
+		if held != nil {
+			age, known := obj.age()
+			if breakStaleAfter <= 0 || !known || age < breakStaleAfter {
+				return nil, b.locked(held, breakStaleAfter, age, known)
+			}
+			broken = &Broken{Holder: *held, Age: age.Truncate(time.Second), At: obj.serverNow}
+		}
+		err = b.call(ctx, lockTimeout, "taking the lock", func(ctx context.Context) (err error) {
+			v, err = b.objs.put(ctx, b.lockKey(), obj.version, note)
+			return err
+		})
+		switch {
+		case err == nil && broken != nil:
+			// Read back: a server that lets a racing breaker's write
+			// through as well (versitygw's posix backend skips the
+			// condition when it cannot read the object's ETag while
+			// another write lands) shows it here, and this run yields.
+			if now, _, rerr := b.readLock(ctx); rerr != nil || now == nil || now.ID != holder.ID {
+				if rerr != nil {
+					return nil, rerr
+				}
+				return nil, b.locked(cmp.Or(now, held), breakStaleAfter, 0, false)
+			}
+			return &blobLease{b: b, holder: holder, version: v, broken: broken}, nil
+		case err == nil:
+			return &blobLease{b: b, holder: holder, version: v, broken: broken}, nil
+		case !errors.Is(err, ErrConflict):
+			return nil, err
+		case held != nil:
+			// Another breaker, or the holder's renewal, came first.
+			return nil, b.locked(held, breakStaleAfter, 0, false)
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &blobLease{b: b, holder: holder, version: v}, nil
+	return nil, fmt.Errorf("%s: the lock changed under each of %d takes", b.url, maxLockTries)
 }
 
-// locked is the refusal of a lock that held holds.
-func (b *Blob) locked(held *Holder) *LockedError {
-	return &LockedError{Store: b.url, Holder: held,
-		Ends: fmt.Sprintf("once its run is gone (killed), wbsctl state unlock STATE %s releases it", held.ID)}
+// locked is the refusal of a lock that held holds, with its age by the
+// server's clock where the run would break a stale lock.
+func (b *Blob) locked(held *Holder, breakStaleAfter, age time.Duration, known bool) *LockedError {
+	e := &LockedError{Store: b.url, Holder: held, Unlockable: true,
+		Ends: "its run releases it as it ends; once its run is gone (killed), state unlock releases it"}
+	switch {
+	case breakStaleAfter <= 0:
+	case known:
+		e.Ends += fmt.Sprintf("; by the bucket's clock it was last renewed %s ago, less than --break-stale-after %s", age.Truncate(time.Second), breakStaleAfter)
+	default:
+		e.Ends += "; the bucket named no time of its last write, so it is never broken as stale"
+	}
+	return e
 }
 
-// lastSign is when the holder last said it lived.
-func (h *Holder) lastSign() time.Time {
-	if h.Renewed.After(h.Taken) {
-		return h.Renewed
-	}
-	return h.Taken
-}
-
-// holder reads KEY.lock: its holder and version, nil where there is none.
-func (b *Blob) holder(ctx context.Context) (*Holder, Version, error) {
-	r, v, err := b.read(ctx, b.lockKey())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, NoVersion, nil
-	}
-	if err != nil {
-		return nil, NoVersion, err
-	}
-	defer r.Close()
-	var h Holder
-	if err := json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&h); err != nil || h.ID == "" {
-		return &Holder{ID: "?", Operation: "an unreadable lock"}, v, nil
-	}
-	return &h, v, nil
+// readLock reads KEY.lock: its holder, nil where there is none or it was
+// released, and the object's version and times (NoVersion where there is
+// no object).
+func (b *Blob) readLock(ctx context.Context) (*Holder, object, error) {
+	var h *Holder
+	var obj object
+	err := b.call(ctx, lockTimeout, "reading the lock", func(ctx context.Context) error {
+		r, o, err := b.objs.get(ctx, b.lockKey())
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		obj = o
+		var note lockNote
+		dec := json.NewDecoder(io.LimitReader(r, 64<<10))
+		switch err := dec.Decode(&note); {
+		case err == nil && note.Released != nil && note.Holder == nil:
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil || note.Holder == nil || note.ID == "":
+			// A lock object of no holder wbsctl wrote: held, by nobody
+			// it can name, until it is unlocked or broken as stale.
+			h = &Holder{ID: "?", Operation: "an unreadable lock"}
+		default:
+			h = note.Holder
+		}
+		return nil
+	})
+	return h, obj, err
 }
 
 // Holder returns who KEY.lock names.
 func (b *Blob) Holder(ctx context.Context) (*Holder, error) {
-	h, _, err := b.holder(ctx)
+	h, _, err := b.readLock(ctx)
 	return h, err
 }
 
-// Unlock deletes KEY.lock when it names id.
+// Unlock releases KEY.lock when it names id, by a write conditional on
+// the version read: a lock taken since is left as it is.
 func (b *Blob) Unlock(ctx context.Context, id string) error {
-	h, _, err := b.holder(ctx)
+	h, obj, err := b.readLock(ctx)
 	if err != nil {
 		return err
 	}
@@ -263,10 +283,26 @@ func (b *Blob) Unlock(ctx context.Context, id string) error {
 		}
 		return fmt.Errorf("%w: %s is not locked as %s (held by %s)", ErrNotLocked, b.url, id, held)
 	}
-	return b.wrap(b.bucket.Delete(ctx, b.lockKey()), b.lockKey())
+	err = b.release(ctx, id, "unlock", obj.version)
+	if errors.Is(err, ErrConflict) {
+		return fmt.Errorf("%w: %s: the lock %s was renewed or taken as it was released; nothing was released (state show tells who holds it now)", ErrNotLocked, b.url, id)
+	}
+	return err
 }
 
-func (b *Blob) Close() error { return b.bucket.Close() }
+// release writes over version the note that the lock of id was released.
+func (b *Blob) release(ctx context.Context, id, by string, version Version) error {
+	note, err := json.Marshal(lockNote{Released: &Released{ID: id, By: by, At: time.Now().UTC().Truncate(time.Second)}})
+	if err != nil {
+		return err
+	}
+	return b.call(ctx, lockTimeout, "releasing the lock", func(ctx context.Context) error {
+		_, err := b.objs.put(ctx, b.lockKey(), version, note)
+		return err
+	})
+}
+
+func (b *Blob) Close() error { return b.objs.close() }
 
 // blobLease is KEY.lock held: renewed by a write over its own version,
 // so that a renewal fails once another run broke the lock.
@@ -274,15 +310,20 @@ type blobLease struct {
 	b       *Blob
 	holder  Holder
 	version Version
+	broken  *Broken
 }
 
 func (l *blobLease) Renew(ctx context.Context) error {
 	l.holder.Renewed = time.Now().UTC().Truncate(time.Second)
-	note, err := json.Marshal(l.holder)
+	note, err := json.Marshal(lockNote{Holder: &l.holder})
 	if err != nil {
 		return err
 	}
-	v, err := l.b.put(ctx, l.b.lockKey(), l.version, note)
+	var v Version
+	err = l.b.call(ctx, lockTimeout, "renewing the lock", func(ctx context.Context) (err error) {
+		v, err = l.b.objs.put(ctx, l.b.lockKey(), l.version, note)
+		return err
+	})
 	if errors.Is(err, ErrConflict) {
 		return fmt.Errorf("the state's lock was taken from this run: %w", ErrLocked)
 	}
@@ -293,11 +334,15 @@ func (l *blobLease) Renew(ctx context.Context) error {
 	return nil
 }
 
-// Release deletes KEY.lock if it still names this lease's holder.
+// Release marks KEY.lock released, if it is still this lease's version:
+// a lock another run took is left as it is.
 func (l *blobLease) Release(ctx context.Context) error {
-	h, _, err := l.b.holder(ctx)
-	if err != nil || h == nil || h.ID != l.holder.ID {
-		return err
+	version := l.version
+	err := l.b.release(ctx, l.holder.ID, "release", version)
+	if errors.Is(err, ErrConflict) {
+		return nil // another run's lock now
 	}
-	return l.b.wrap(l.b.bucket.Delete(ctx, l.b.lockKey()), l.b.lockKey())
+	return err
 }
+
+func (l *blobLease) Broken() *Broken { return l.broken }

@@ -131,6 +131,7 @@ func (f *File) Lock(ctx context.Context, holder Holder, _ time.Duration) (Lease,
 type fileLease func()
 
 func (l fileLease) Renew(context.Context) error { return nil }
+func (l fileLease) Broken() *Broken             { return nil }
 func (l fileLease) Release(context.Context) error {
 	l()
 	return nil

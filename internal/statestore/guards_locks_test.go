@@ -2,45 +2,139 @@ package statestore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
 
-// A bucket's lock is broken only when its holder has not said it lives
-// for the stale time: a lock taken now, or taken long ago and renewed
-// now (a long run), is refused to a run that would break stale locks,
-// naming its holder.
+// A bucket's lock is broken only when the server has not written it for
+// the stale time, by the server's clock: a lock taken long ago and
+// renewed now (a long run) is refused to a breaker, and so is a lock
+// whose holder's own record says it was taken and renewed years ago (a
+// holder, or a breaker, whose clock is off). A lock object of no holder
+// wbsctl wrote (forged, or damaged) is held by nobody it can name, and
+// is broken as stale like any other.
 func TestLiveLockIsNotBroken(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	const stale = 2 * time.Second
 	for name, st := range stores(t) {
-		if name == "file" {
+		if st.advance == nil {
 			continue // a local lock ends with its process: never stale
 		}
 		t.Run(name, func(t *testing.T) {
-			for _, taken := range []time.Duration{0, 2 * time.Hour} {
-				s := st.open(t)
-				holder := NewHolder("apply -f long.csv", "", time.Now().Add(-taken))
-				lease, err := s.Lock(ctx, holder, 0)
-				if err != nil {
+			s := st.open(t)
+			holder := NewHolder("apply -f long.csv", "", time.Now().Add(-2*365*24*time.Hour))
+			lease, err := s.Lock(ctx, holder, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.advance(stale + time.Second)
+			if err := lease.Renew(ctx); err != nil {
+				t.Fatal(err)
+			}
+			breaker := NewHolder("apply -f other.csv", "", time.Now().Add(time.Hour))
+			_, err = s.Lock(ctx, breaker, stale)
+			var locked *LockedError
+			if !errors.As(err, &locked) || locked.Holder == nil || locked.Holder.ID != holder.ID || !strings.Contains(locked.Ends, "by the bucket's clock") {
+				t.Fatalf("a lock taken two years ago by its record and renewed now, broken after %v: %v; want it refused, naming its holder and the bucket's clock", stale, err)
+			}
+			if h, err := s.Holder(ctx); err != nil || h == nil || h.ID != holder.ID {
+				t.Fatalf("the lock after a refused break: %+v %v, want its holder's", h, err)
+			}
+			if err := lease.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A forged or damaged lock object is a lock held by nobody wbsctl can
+// name: refused, escaped where it is shown, and broken only as stale.
+func TestForgedLock(t *testing.T) {
+	ctx := context.Background()
+	const stale = 2 * time.Second
+	for name, st := range stores(t) {
+		if st.advance == nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			s := st.open(t).(*Blob)
+			for _, note := range []string{
+				`{"id":"f00d","host":"x\n::error title=PWNED::forged","operation":"::add-mask::Element","pid":1,"taken":"2020-01-01T00:00:00Z"}`,
+				`not json`,
+				`{"released":null}`,
+			} {
+				if _, err := s.objs.put(ctx, s.lockKey(), currentVersion(t, s), []byte(note)); err != nil {
 					t.Fatal(err)
 				}
-				if err := lease.Renew(ctx); err != nil {
-					t.Fatal(err)
-				}
-				breaker := NewHolder("apply -f other.csv", "", time.Now())
-				_, err = s.Lock(ctx, breaker, time.Hour)
+				_, err := s.Lock(ctx, NewHolder("apply", "", time.Now()), stale)
 				var locked *LockedError
-				if !errors.As(err, &locked) || locked.Holder == nil || locked.Holder.ID != holder.ID {
-					t.Fatalf("a lock taken %v ago and renewed now, broken after an hour: %v; want it refused, naming its holder", taken, err)
+				if !errors.As(err, &locked) {
+					t.Fatalf("a lock object %q: %v, want it held", note, err)
 				}
-				if h, err := s.Holder(ctx); err != nil || h == nil || h.ID != holder.ID {
-					t.Fatalf("the lock after a refused break: %+v %v, want its holder's", h, err)
+				if msg := err.Error(); strings.Contains(msg, "\n") {
+					t.Fatalf("the refusal of a lock object %q holds a line break:\n%s", note, msg)
+				}
+				st.advance(stale + time.Second)
+				lease, err := s.Lock(ctx, NewHolder("apply", "", time.Now()), stale)
+				if err != nil {
+					t.Fatalf("a lock object %q, stale: %v", note, err)
+				}
+				if lease.Broken() == nil {
+					t.Fatalf("a lock object %q broken, but the lease names no broken lock", note)
 				}
 				if err := lease.Release(ctx); err != nil {
 					t.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// currentVersion is the version of the lock object of s, NoVersion where
+// there is none.
+func currentVersion(t *testing.T, s *Blob) Version {
+	t.Helper()
+	_, obj, err := s.readLock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj.version
+}
+
+// A release, and an unlock, write over the version of the lock they
+// read: a lock that another run took meanwhile stays that run's.
+func TestReleaseLeavesALockTakenSince(t *testing.T) {
+	ctx := context.Background()
+	for name, st := range stores(t) {
+		if st.advance == nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			s := st.open(t).(*Blob)
+			first := NewHolder("apply -f a.csv", "", time.Now())
+			lease, err := s.Lock(ctx, first, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Another run takes the lock under the first (as a breaker
+			// does), between the first's read and its release.
+			second := NewHolder("apply -f b.csv", "", time.Now())
+			note, _ := json.Marshal(lockNote{Holder: &second})
+			if _, err := s.objs.put(ctx, s.lockKey(), currentVersion(t, s), note); err != nil {
+				t.Fatal(err)
+			}
+			if err := lease.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Unlock(ctx, first.ID); !errors.Is(err, ErrNotLocked) {
+				t.Fatalf("unlock of the first's id: %v, want ErrNotLocked", err)
+			}
+			if h, err := s.Holder(ctx); err != nil || h == nil || h.ID != second.ID {
+				t.Fatalf("after the first's release and unlock: %+v %v, want the second's lock", h, err)
 			}
 		})
 	}

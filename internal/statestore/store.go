@@ -1,8 +1,10 @@
 // Package statestore keeps apply's state where runs share it: a local
-// file, or an object in a bucket (s3://, through gocloud.dev's blob), so
-// that CI runners that start with nothing share one state. A store reads
-// the state with its version and writes it only over that version, and
-// locks it with a lock that names its holder.
+// file, or an object in an S3 bucket (s3://, through the AWS SDK's S3
+// client), so that CI runners that start with nothing share one state. A
+// store reads the state with its version and writes it only over that
+// version, and locks it with a lock that names its holder. A shared
+// state's lock is a lease: Keep renews it and fences the holder's writes
+// (see LeaseTerm), and a breaker judges it stale by the bucket's clock.
 package statestore
 
 import (
@@ -15,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -41,7 +44,8 @@ type Store interface {
 	Write(ctx context.Context, version Version, write func(io.Writer) error) (Version, error)
 	// Lock takes the state's lock for holder: a *LockedError (matching
 	// ErrLocked) naming the holder when another holds it and is not
-	// stale by breakStaleAfter (0: never stale).
+	// stale by breakStaleAfter (0: never stale), judged by the store's
+	// clock.
 	Lock(ctx context.Context, holder Holder, breakStaleAfter time.Duration) (Lease, error)
 	// Holder returns who holds the lock, nil when nobody does.
 	Holder(ctx context.Context) (*Holder, error)
@@ -58,6 +62,9 @@ type Lease interface {
 	Renew(ctx context.Context) error
 	// Release ends the lock, if it is still this lease's.
 	Release(ctx context.Context) error
+	// Broken is the stale lock that the take of this lease broke, nil
+	// where it broke none.
+	Broken() *Broken
 }
 
 // ErrConflict is a write refused because the state is no longer the one
@@ -76,6 +83,9 @@ type LockedError struct {
 	Holder *Holder // nil where it is not known
 	// Ends says how such a lock ends when its run is gone.
 	Ends string
+	// Unlockable is a lock that wbsctl state unlock releases once its
+	// run is gone (a bucket's).
+	Unlockable bool
 }
 
 func (e *LockedError) Error() string {
@@ -104,15 +114,30 @@ type Holder struct {
 	Renewed time.Time `json:"renewed,omitzero"`
 }
 
+// String names the holder on one line. Every member is read from a
+// lock object that anyone who can write the bucket could have written:
+// each is escaped, so that no newline, escape sequence or workflow
+// command from it reaches a terminal or a CI log.
 func (h *Holder) String() string {
-	s := fmt.Sprintf("%s on %s (pid %d, lock %s) since %s", h.Operation, h.Host, h.PID, h.ID, h.Taken.UTC().Format(time.RFC3339))
+	esc := BucketText
+	s := fmt.Sprintf("%s on %s (pid %d, lock %s) since %s", esc(h.Operation), esc(h.Host), h.PID, esc(h.ID), h.Taken.UTC().Format(time.RFC3339))
 	if !h.Renewed.IsZero() {
-		s += ", renewed " + h.Renewed.UTC().Format(time.RFC3339)
+		s += ", renewed " + h.Renewed.UTC().Format(time.RFC3339) + " by its clock"
 	}
 	if h.JobURL != "" {
-		s += ", " + h.JobURL
+		s += ", " + esc(h.JobURL)
 	}
 	return s
+}
+
+// BucketText is s, read from a bucket's object, with every character that
+// a terminal or a CI runner could act on escaped as Go escapes it: the
+// controls, line breaks and format characters (bidi controls among
+// them), so that no line of it can start a workflow command. Anyone who
+// can write the bucket writes what its objects say.
+func BucketText(s string) string {
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
 }
 
 // NewHolder returns a holder of a new id for operation, on this host and

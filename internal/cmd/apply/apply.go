@@ -55,6 +55,8 @@ type Options struct {
 	// state; BreakStaleAfter breaks a shared state's lock not renewed
 	// for that long.
 	LockTimeout, BreakStaleAfter time.Duration
+	// stateFromEnv is a State that WBSCTL_STATE gave.
+	stateFromEnv bool
 	// JobURL is the CI job's address, for the state's lock to name.
 	JobURL string
 	// Out saves the plan of a dry run; Plan carries out a saved one.
@@ -159,7 +161,7 @@ place; the folder is left as it is.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("state") && !opts.Check {
-				opts.State = f.Getenv("WBSCTL_STATE")
+				opts.State, opts.stateFromEnv = f.Getenv("WBSCTL_STATE"), true
 			}
 			if !cmd.Flags().Changed("map") && opts.Plan == "" {
 				opts.Map = f.Getenv("WBSCTL_MAP")
@@ -202,7 +204,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE` or s3://BUCKET/KEY (also WBSCTL_STATE), and read an element's links only where the file's differ from it")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", 0, "with --state: wait up to this long for another run's lock of the state (default: fail at once, naming its holder)")
-	fl.DurationVar(&opts.BreakStaleAfter, "break-stale-after", 0, "with an s3:// --state: take a lock its holder has not renewed for this long (a run renews it every 30s; default: never)")
+	fl.DurationVar(&opts.BreakStaleAfter, "break-stale-after", 0, "with an s3:// --state: take a lock the bucket has not seen renewed for this long, by the bucket's clock (a run renews it every 20s; at least 1m30s; default: never)")
 	fl.IntVar(&opts.MaxPages, "max-pages", cmdutil.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
 	fl.StringVar(&opts.Rate, "rate", "240/min", "requests per unit at most (such as 240/min, 4/s; 0 for none)")
 	fl.StringVar(&opts.Report, "report", "", "write one NDJSON line per record and a summary to this file")
@@ -366,6 +368,7 @@ func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (e
 		Holder:          statestore.NewHolder(o.operation(), o.JobURL, time.Now()),
 		LockTimeout:     o.LockTimeout,
 		BreakStaleAfter: o.BreakStaleAfter,
+		StateArg:        cmdutil.StateArg(o.State, o.stateFromEnv),
 		// A report names every outcome's correlation id.
 		KeepCorrelationIDs: o.Report != "",
 	}
@@ -521,8 +524,9 @@ func (o *Options) summarize(ctx context.Context, ran *engine.Outcome) engine.Sum
 	return sum
 }
 
-// minStale is the least --break-stale-after: three of a run's renewals.
-const minStale = 90 * time.Second
+// minStale is the least --break-stale-after (statestore.MinBreakStale
+// says why).
+const minStale = statestore.MinBreakStale
 
 // isLocalState reports whether --state is a local file.
 func isLocalState(state string) bool {
@@ -577,7 +581,7 @@ func (o *Options) check() error {
 	case o.BreakStaleAfter != 0 && o.State == "":
 		return usage("--break-stale-after breaks the lock of --state: give both")
 	case o.BreakStaleAfter != 0 && o.BreakStaleAfter < minStale:
-		return usage(fmt.Sprintf("--break-stale-after must be at least %s: a run renews its lock every 30s, and a lock younger than three renewals may be a live run's", minStale))
+		return usage(fmt.Sprintf("--break-stale-after must be at least %s: a run whose lock was not renewed for %s sends nothing more, and a request it sent before may take %s more", minStale, statestore.LeaseTerm, statestore.RequestBound))
 	case o.BreakStaleAfter != 0 && isLocalState(o.State):
 		return usage("--break-stale-after breaks the lock of a shared (s3://) state: a local state's lock ends with its process")
 	case o.Check && (o.File == "" || o.DryRun || o.Out != "" || o.State != "" || o.Prune || o.Report != ""):

@@ -23,7 +23,8 @@ func TestStateInABucket(t *testing.T) {
 	const n = 300
 	srv := wbstest.Start(t)
 	s3test.Env(t)
-	url := s3test.Start(t, "prod/wbs.state")
+	bucket := s3test.StartServer(t)
+	url := bucket.State("prod/wbs.state")
 	file := linkedFile(t, t.TempDir(), n, 0)
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", url, "--rate", "0"); code != 0 {
 		t.Fatalf("first apply: %d %s", code, errOut)
@@ -71,18 +72,34 @@ func TestStateInABucket(t *testing.T) {
 		t.Fatalf("after unlock: exit %d, %d requests: %s", code, requests(srv), errOut)
 	}
 
-	stale := statestore.NewHolder("apply -f nightly.csv", "", time.Now().Add(-2*time.Hour))
+	stale := statestore.NewHolder("apply -f nightly.csv", "", time.Now())
 	if _, err := store.Lock(ctx, stale, 0); err != nil {
 		t.Fatal(err)
 	}
+	bucket.Advance(2 * time.Hour) // by the bucket's clock
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", url, "--break-stale-after", "3h", "--rate", "0"); code == 0 {
 		t.Fatalf("a lock renewed 2 hours ago broken after 3: %s", errOut)
 	}
+	srv.ResetStats()
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", url, "--break-stale-after", "1h", "--rate", "0"); code != 0 {
 		t.Fatalf("a lock renewed 2 hours ago, broken after 1: %d %s", code, errOut)
 	}
+	// The broken run may have written the platform after it last wrote
+	// the state: the run that broke its lock trusted none of the state's
+	// links, and read every element's.
+	if got := requests(srv); got < n {
+		t.Fatalf("the run that broke a lock sent %d requests, want every element's links read (%d or more)", got, n)
+	}
 	if h, err := store.Holder(ctx); err != nil || h != nil {
 		t.Fatalf("the run that broke the lock left it: %+v %v", h, err)
+	}
+	show = cmdtest.Run{}.Do(t, srv, "state", "show", url)
+	if !strings.Contains(show.Out, "break:    the lock of apply -f nightly.csv") || !strings.Contains(show.Out, "a plan has read every link since") {
+		t.Fatalf("state show after a break:\n%s%s", show.Out, show.ErrOut)
+	}
+	srv.ResetStats()
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", url, "--rate", "0"); code != 0 || requests(srv) > (n+99)/100+2 {
+		t.Fatalf("once the break was verified: exit %d, %d requests: %s", code, requests(srv), errOut)
 	}
 }
 

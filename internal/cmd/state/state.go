@@ -43,7 +43,7 @@ type ShowOptions struct {
 func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
-		Use:   "show STATE",
+		Use:   "show [STATE]",
 		Short: "Show a state: its platform, lineage, serial, elements and lock",
 		Long: `Show the state of apply --state STATE (a path, file:// or s3://BUCKET/KEY):
 the platform and client id it belongs to, its lineage (made with it)
@@ -51,15 +51,21 @@ and serial (one more at each write), how many elements it records, and
 who holds its lock, if a run does: what it runs, on which host and
 process, since when, when it last renewed the lock, and its CI job. It
 reads the state as the last write left it, and sends nothing to the
-platform.`,
+platform. STATE is the argument, --state or WBSCTL_STATE, as apply
+takes it.`,
 		Example: `  wbsctl state show .wbsctl/state
-  wbsctl state show 's3://wbs-states/prod/state?region=eu-central-1' -o json --jq .lock`,
-		Args: cobra.ExactArgs(1),
+  wbsctl state show 's3://wbs-states/prod/state?region=eu-central-1' -o json --jq .lock
+  WBSCTL_STATE='s3://wbs-states/prod/state?region=eu-central-1' wbsctl state show`,
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.State = args[0]
+			var err error
+			if opts.State, _, err = stateOf(cmd, f, opts.State, args, 1); err != nil {
+				return err
+			}
 			return cmdutil.Pick(runF, runShow)(cmd.Context(), opts)
 		},
 	}
+	cmdutil.StateFlag(cmd, &opts.State)
 	return f.AddOutputFlags(cmd, cmdutil.RowFormats...)
 }
 
@@ -89,7 +95,19 @@ func runShow(ctx context.Context, o *ShowOptions) error {
 	}
 	_, err = fmt.Fprintf(o.IO.Out, "state:    %s\nplatform: %s as %s\nlineage:  %s\nserial:   %d\nelements: %d\nlock:     %s\n",
 		output.Escape(sum.Path), output.Escape(sum.BaseURL), output.Escape(sum.ClientID), output.Escape(sum.Lineage), sum.Serial, sum.Elements, output.Escape(lock))
+	if err == nil && sum.Break != nil {
+		_, err = fmt.Fprintf(o.IO.Out, "break:    %s\n", breakLine(sum.Break))
+	}
 	return err
+}
+
+// breakLine tells of the last lock broken of a state.
+func breakLine(b *engine.BreakRecord) string {
+	s := fmt.Sprintf("the lock of %s was broken after %s unrenewed, by %s", b.Holder.String(), time.Duration(b.StaleSeconds)*time.Second, b.By.String())
+	if b.Verified {
+		return s + "; a plan has read every link since"
+	}
+	return s + "; until a plan reads every link, plans trust none of the state's links"
 }
 
 // UnlockOptions are the inputs of `wbsctl state unlock`.
@@ -101,22 +119,31 @@ type UnlockOptions struct {
 // NewCmdUnlock returns `wbsctl state unlock`.
 func NewCmdUnlock(f *cmdutil.Factory, runF func(context.Context, *UnlockOptions) error) *cobra.Command {
 	opts := &UnlockOptions{Deps: f.Deps()}
-	return &cobra.Command{
-		Use:   "unlock STATE ID",
+	cmd := &cobra.Command{
+		Use:   "unlock [STATE] ID",
 		Short: "Release the lock of a shared state that a killed run left",
 		Long: `Release the lock of the shared state STATE (s3://BUCKET/KEY) that names
 ID: the lock of a run that was killed, which a refused run and state show
 name. A lock of another id is left as it is, so that a lock taken since
 is not released by mistake. A local state's lock ends with its process:
-there is nothing to release.`,
+there is nothing to release. The lock is released by a write over the
+version read: a lock renewed or taken meanwhile is left as it is. STATE
+is the first argument, --state or WBSCTL_STATE, as apply takes it.`,
 		Example: `  wbsctl state show 's3://wbs-states/prod/state?region=eu-central-1'
-  wbsctl state unlock 's3://wbs-states/prod/state?region=eu-central-1' 3f9c2a7d41e0b865`,
-		Args: cobra.ExactArgs(2),
+  wbsctl state unlock 's3://wbs-states/prod/state?region=eu-central-1' 3f9c2a7d41e0b865
+  WBSCTL_STATE='s3://wbs-states/prod/state?region=eu-central-1' wbsctl state unlock 3f9c2a7d41e0b865`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.State, opts.ID = args[0], args[1]
+			var err error
+			if opts.State, args, err = stateOf(cmd, f, opts.State, args, 2); err != nil {
+				return err
+			}
+			opts.ID = args[0]
 			return cmdutil.Pick(runF, runUnlock)(cmd.Context(), opts)
 		},
 	}
+	cmdutil.StateFlag(cmd, &opts.State)
+	return cmd
 }
 
 func runUnlock(ctx context.Context, o *UnlockOptions) error {
@@ -146,20 +173,26 @@ type MoveOptions struct {
 func NewCmdPull(f *cmdutil.Factory, runF func(context.Context, *MoveOptions) error) *cobra.Command {
 	opts := &MoveOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
-		Use:   "pull STATE FILE",
+		Use:   "pull [STATE] FILE",
 		Short: "Copy a state (such as s3://BUCKET/KEY) to a local file",
 		Long: `Copy the state STATE (a path, file:// or s3://BUCKET/KEY) to FILE, written
 0600 beside it and renamed into place: to look at it, keep a copy, or
 carry it to another store with state push. The state is checked first; a
 damaged one is not copied, nor one of another platform over FILE, nor,
-unless --force, one of another lineage or a lower serial than FILE's.`,
+unless --force, one of another lineage or a lower serial than FILE's.
+STATE is the first argument, --state or WBSCTL_STATE, as apply takes it.`,
 		Example: `  wbsctl state pull 's3://wbs-states/prod/wbs.state?region=eu-central-1' backup.state`,
-		Args:    cobra.ExactArgs(2),
+		Args:    cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.From, opts.To, opts.JobURL = args[0], args[1], cmdutil.JobURL(f.Getenv)
+			var err error
+			if opts.From, args, err = stateOf(cmd, f, opts.From, args, 2); err != nil {
+				return err
+			}
+			opts.To, opts.JobURL = args[0], cmdutil.JobURL(f.Getenv)
 			return cmdutil.Pick(runF, runMove)(cmd.Context(), opts)
 		},
 	}
+	cmdutil.StateFlag(cmd, &opts.From)
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "copy over a state of another lineage or a higher serial")
 	return cmd
 }
@@ -168,20 +201,26 @@ unless --force, one of another lineage or a lower serial than FILE's.`,
 func NewCmdPush(f *cmdutil.Factory, runF func(context.Context, *MoveOptions) error) *cobra.Command {
 	opts := &MoveOptions{Deps: f.Deps()}
 	cmd := &cobra.Command{
-		Use:   "push FILE STATE",
+		Use:   "push FILE [STATE]",
 		Short: "Copy a local state file to a state (such as s3://BUCKET/KEY)",
 		Long: `Copy the state file FILE to STATE (a path, file:// or s3://BUCKET/KEY),
 holding STATE's lock while it does: to start a shared state from a local
 one, or put a copy back. It refuses a state of another platform or
 client id than STATE's, and, unless --force, one of another lineage or
-a lower serial than STATE's (an older copy over a newer state).`,
+a lower serial than STATE's (an older copy over a newer state). STATE
+is the last argument, --state or WBSCTL_STATE, as apply takes it.`,
 		Example: `  wbsctl state push .wbsctl/state 's3://wbs-states/prod/wbs.state?region=eu-central-1'`,
-		Args:    cobra.ExactArgs(2),
+		Args:    cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.From, opts.To, opts.JobURL = args[0], args[1], cmdutil.JobURL(f.Getenv)
+			opts.From, opts.JobURL = args[0], cmdutil.JobURL(f.Getenv)
+			var err error
+			if opts.To, _, err = stateOf(cmd, f, opts.To, args[1:], 1); err != nil {
+				return err
+			}
 			return cmdutil.Pick(runF, runMove)(cmd.Context(), opts)
 		},
 	}
+	cmdutil.StateFlag(cmd, &opts.To)
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "copy over a state of another lineage or a higher serial")
 	return cmd
 }
@@ -209,6 +248,25 @@ func runMove(ctx context.Context, o *MoveOptions) error {
 	_, err = fmt.Fprintf(o.IO.ErrOut, "copied the state of %s (lineage %s, serial %d, %d elements) to %s\n",
 		output.Escape(moved.BaseURL), output.Escape(moved.Lineage), moved.Serial, moved.Elements, output.Escape(to.String()))
 	return err
+}
+
+// stateOf is the state of a command that takes it as an argument, of
+// which it takes up to full arguments when the state is one of them (the
+// first), or from --state or WBSCTL_STATE; it returns the arguments
+// left.
+func stateOf(cmd *cobra.Command, f *cmdutil.Factory, flag string, args []string, full int) (string, []string, error) {
+	given := cmd.Flags().Changed("state")
+	switch {
+	case len(args) == full && given:
+		return "", nil, &cmdutil.UsageError{Err: fmt.Errorf("the state is given twice: as %q and as --state", args[0])}
+	case len(args) == full:
+		return args[0], args[1:], nil
+	}
+	state, _ := cmdutil.StateFromFlagOrEnv(cmd, f, flag)
+	if state == "" {
+		return "", nil, &cmdutil.UsageError{Err: errors.New("name the state: as an argument, with --state, or in WBSCTL_STATE")}
+	}
+	return state, args, nil
 }
 
 // open opens the store of a state argument; one wbsctl cannot open is a

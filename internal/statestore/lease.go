@@ -1,0 +1,203 @@
+package statestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// The times of a shared state's lock, together, since each bounds the
+// next:
+//
+//   - a holder renews its lock every RenewEvery, each renewal bounded by
+//     lockTimeout;
+//   - it sends a platform write only within LeaseTerm of the start of its
+//     last confirmed renewal (or of the take), measured on its own
+//     monotonic clock: past it, the context its writes run under has
+//     ended, so a paused holder that resumes sends nothing more;
+//   - a write started within the term ends by RequestBound after it (the
+//     SDK's bound of one attempt);
+//   - so no write of a holder reaches the platform later than
+//     LeaseTerm + RequestBound after the start of its last renewal, which
+//     the server wrote after that start. A breaker takes a lock only once
+//     the server's clock says it was last written MinBreakStale ago, and
+//     MinBreakStale is that sum: the holder has stopped by then, whatever
+//     the two hosts' clocks say.
+const (
+	RenewEvery    = 20 * time.Second
+	LeaseTerm     = 60 * time.Second
+	RequestBound  = 30 * time.Second
+	MinBreakStale = LeaseTerm + RequestBound
+
+	// lockTimeout bounds each call on a lock object; stateTimeout a
+	// state's read or write; releaseTimeout the release at a run's end,
+	// which a second signal does not cut short: a healthy bucket
+	// releases in far less, a hung one holds the run no longer.
+	lockTimeout    = 10 * time.Second
+	stateTimeout   = 2 * time.Minute
+	releaseTimeout = 10 * time.Second
+)
+
+// ErrTimeout is a call to a bucket that got no answer in its time.
+var ErrTimeout = errors.New("the bucket did not answer")
+
+// ErrLockLost is a lock whose holding could not be confirmed within
+// LeaseTerm, or that another run took: its holder sends no more writes.
+var ErrLockLost = errors.New("the state's lock was lost during the run")
+
+// Broken is a stale lock that a Lock broke: whose it was, and how long
+// before the break the server had last written it.
+type Broken struct {
+	Holder Holder        `json:"holder"`
+	Age    time.Duration `json:"-"`
+	// At is the server's time of the break, where it said.
+	At time.Time `json:"at,omitzero"`
+}
+
+// Held is a lock held through a run: renewed every RenewEvery until
+// Release, and a fence for the run's platform writes.
+type Held struct {
+	lease Lease
+	now   func() time.Time
+	every time.Duration
+
+	mu        sync.Mutex
+	confirmed time.Time // the start of the last confirmed renewal
+	lastErr   error     // the last renewal's error, nil after a confirmed one
+	lost      error
+
+	fence  context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// Keep holds lease, taken at taken (by now, read before the take was
+// sent), renewing it every every (0: RenewEvery) until Release. ctx is
+// the run's: the fence ends with it too. now is the holder's clock, nil
+// for the wall's (whose monotonic reading measures the term).
+func Keep(ctx context.Context, lease Lease, taken time.Time, every time.Duration, now func() time.Time) *Held {
+	if every <= 0 {
+		every = RenewEvery
+	}
+	if now == nil {
+		now = time.Now
+	}
+	h := &Held{lease: lease, now: now, every: every, confirmed: taken, done: make(chan struct{})}
+	h.fence, h.cancel = context.WithCancelCause(ctx)
+	h.wg.Go(h.renew)
+	return h
+}
+
+// renew renews the lease every h.every until Release; it ends the fence
+// once the lock was taken from the run, or once a term passed with no
+// confirmed renewal. A renewal that fails otherwise (a bucket slow or
+// down) is tried again at the next turn: the term decides.
+func (h *Held) renew() {
+	tick := time.NewTicker(h.every)
+	defer tick.Stop()
+	term := time.NewTimer(h.left())
+	defer term.Stop()
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-h.fence.Done():
+			return
+		case <-term.C:
+			if h.check() != nil {
+				return
+			}
+			term.Reset(h.left())
+		case <-tick.C:
+			start := h.now()
+			err := h.lease.Renew(h.fence)
+			h.mu.Lock()
+			if err == nil {
+				h.confirmed, h.lastErr = start, nil
+			} else {
+				h.lastErr = err
+			}
+			h.mu.Unlock()
+			if errors.Is(err, ErrLocked) {
+				h.lose(fmt.Errorf("%w: %v", ErrLockLost, err))
+				return
+			}
+			term.Reset(h.left())
+		}
+	}
+}
+
+// left is the time the term has left.
+func (h *Held) left() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return max(LeaseTerm-h.now().Sub(h.confirmed), 0)
+}
+
+// check ends the fence once the term passed with no confirmed renewal,
+// and returns why; nil while the lock is held.
+func (h *Held) check() error {
+	h.mu.Lock()
+	lost, since, last := h.lost, h.now().Sub(h.confirmed), h.lastErr
+	h.mu.Unlock()
+	if lost != nil || since < LeaseTerm {
+		return lost
+	}
+	why := "no renewal was due"
+	if last != nil {
+		why = "the last renewal: " + last.Error()
+	}
+	return h.lose(fmt.Errorf("%w: not confirmed for %s (%s)", ErrLockLost, since.Truncate(time.Second), why))
+}
+
+// lose ends the fence with err, once.
+func (h *Held) lose(err error) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lost == nil {
+		h.lost = err
+		h.cancel(err)
+	}
+	return h.lost
+}
+
+// Context is the context of the run's platform writes: it ends, with the
+// loss as its cause (matching ErrLockLost), once the lock was taken or
+// not confirmed within LeaseTerm. Its Err looks at the clock each time it
+// is asked, so that a check made just before a request is sent is exact
+// even where the process was paused past the term and no timer has run
+// since.
+func (h *Held) Context() context.Context { return fenced{h.fence, h} }
+
+type fenced struct {
+	context.Context
+	h *Held
+}
+
+func (f fenced) Err() error {
+	if err := f.Context.Err(); err != nil {
+		return err
+	}
+	if f.h.check() != nil {
+		return f.Context.Err()
+	}
+	return nil
+}
+
+// Lost is why the lock was lost, nil while it is held.
+func (h *Held) Lost() error { return h.check() }
+
+// Release stops the renewals and releases the lock, bounded by its own
+// releaseTimeout whatever ctx says: a second signal neither leaves a
+// healthy bucket's lock behind nor waits on a hung one.
+func (h *Held) Release(ctx context.Context) error {
+	close(h.done)
+	h.wg.Wait()
+	h.cancel(nil)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	return h.lease.Release(ctx)
+}
