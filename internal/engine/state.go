@@ -149,6 +149,9 @@ func loadState(ctx context.Context, store statestore.Store, baseURL, clientID st
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return nil, pe // not read, rather than unusable
 	}
+	if errors.Is(err, statestore.ErrTornRead) {
+		return nil, fmt.Errorf("%s: %w, by a writer that holds no lock: run again", store, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v (run with --refresh to rebuild it)", ErrStateUnusable, store, err)
 	}

@@ -231,8 +231,17 @@ func (b *Blob) locked(held *Holder, breakStaleAfter, age time.Duration, known bo
 
 // readLock reads KEY.lock: its holder, nil where there is none or it was
 // released, and the object's version and times (NoVersion where there is
-// no object).
+// no object). A read that raced a write is made again.
 func (b *Blob) readLock(ctx context.Context) (*Holder, object, error) {
+	for try := 1; ; try++ {
+		h, obj, err := b.readLockOnce(ctx)
+		if !errors.Is(err, ErrTornRead) || try == maxLockTries {
+			return h, obj, err
+		}
+	}
+}
+
+func (b *Blob) readLockOnce(ctx context.Context) (*Holder, object, error) {
 	var h *Holder
 	var obj object
 	err := b.call(ctx, lockTimeout, "reading the lock", func(ctx context.Context) error {
@@ -244,13 +253,14 @@ func (b *Blob) readLock(ctx context.Context) (*Holder, object, error) {
 			return err
 		}
 		defer r.Close()
+		data, err := io.ReadAll(io.LimitReader(r, 64<<10))
+		if err != nil {
+			return err
+		}
 		obj = o
 		var note lockNote
-		dec := json.NewDecoder(io.LimitReader(r, 64<<10))
-		switch err := dec.Decode(&note); {
+		switch err := json.Unmarshal(data, &note); {
 		case err == nil && note.Released != nil && note.Holder == nil:
-		case err != nil && ctx.Err() != nil:
-			return ctx.Err()
 		case err != nil || note.Holder == nil || note.ID == "":
 			// A lock object of no holder wbsctl wrote: held, by nobody
 			// it can name, until it is unlocked or broken as stale.

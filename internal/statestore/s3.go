@@ -3,6 +3,9 @@ package statestore
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"hash"
 	"errors"
 	"fmt"
 	"io"
@@ -103,7 +106,40 @@ func (o *s3Objects) get(ctx context.Context, key string) (io.ReadCloser, object,
 		out.Body.Close()
 		return nil, object{}, fmt.Errorf("%s: the server named no ETag of the object", key)
 	}
-	return out.Body, obj, nil
+	return checkedBody(out.Body, obj.version, key), obj, nil
+}
+
+// ErrTornRead is a read whose content is not the version the server
+// named: it raced a write (versitygw stores a new object's ETag before
+// it puts its data in place). What it read is not used.
+var ErrTornRead = errors.New("the object changed as it was read")
+
+// checkedBody is body, whose MD5 is checked against version at its end
+// where version is an MD5 (as S3 names an object written in one part
+// without KMS): a read that raced a write ends in ErrTornRead, so that
+// no write is ever made over a version whose content was not read.
+func checkedBody(body io.ReadCloser, version Version, key string) io.ReadCloser {
+	want, err := hex.DecodeString(strings.Trim(string(version), `"`))
+	if err != nil || len(want) != md5.Size {
+		return body
+	}
+	return &md5Body{ReadCloser: body, want: want, h: md5.New(), key: key}
+}
+
+type md5Body struct {
+	io.ReadCloser
+	want []byte
+	h    hash.Hash
+	key  string
+}
+
+func (b *md5Body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.h.Write(p[:n])
+	if err == io.EOF && !bytes.Equal(b.h.Sum(nil), b.want) {
+		return n, fmt.Errorf("%s: %w", b.key, ErrTornRead)
+	}
+	return n, err
 }
 
 func (o *s3Objects) put(ctx context.Context, key string, version Version, data []byte) (Version, error) {
