@@ -211,7 +211,13 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		saveCtx, cancel := graced(ctx, saveGrace)
 		defer cancel()
 		if err := state.save(saveCtx, in.State); err != nil && h.Warn != nil {
-			if !errors.Is(err, ErrStateMoved) { // which says what to do
+			switch {
+			case errors.Is(err, ErrStateMoved): // which says what to do
+			case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, statestore.ErrTimeout):
+				// The write before the changes left out every element
+				// this run was to change.
+				err = fmt.Errorf("%w; the state holds what it held before this run's changes, and the next run reads those elements again", err)
+			default:
 				err = fmt.Errorf("%w; run with --refresh next time", err)
 			}
 			h.Warn(fmt.Errorf("writing the state: %w", err))
