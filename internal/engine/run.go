@@ -120,21 +120,19 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		if in.Holder.ID == "" {
 			in.Holder = statestore.NewHolder("apply", "", time.Now())
 		}
-		lease, taken, err := lockState(in.planContext(ctx), in.State, in.Holder, in.LockTimeout, in.BreakStaleAfter, h.Waiting)
-		if locked := (*statestore.LockedError)(nil); errors.As(err, &locked) && locked.Unlockable && locked.Holder != nil {
-			err = fmt.Errorf("%w; once its run is gone: %s", err, UnlockCommand(locked.Holder.ID, in.StateArg))
-		}
+		held, err := statestore.Acquire(ctx, in.planContext(ctx), in.State, statestore.Acquisition{Holder: in.Holder,
+			Timeout: in.LockTimeout, BreakStaleAfter: in.BreakStaleAfter, Waiting: h.Waiting, StateArg: in.StateArg,
+			Every: in.renewEvery, Now: in.clock})
 		if err != nil {
 			return nil, in.interrupted(err, "while waiting for the state's lock")
 		}
-		held := statestore.Keep(ctx, lease, taken, in.renewEvery, in.clock)
 		// Released however the run ends, a signal's cancelled context
 		// included, within the release's own bound; a release that
 		// fails leaves the lock, which is said with the command that
 		// releases it.
 		defer func() {
 			if err := held.Release(ctx); err != nil && h.Warn != nil {
-				h.Warn(fmt.Errorf("releasing the state's lock: %w; the lock %s is left: %s releases it", err, in.Holder.ID, UnlockCommand(in.Holder.ID, in.StateArg)))
+				h.Warn(err)
 			}
 		}()
 		writes = held.Context()
@@ -152,7 +150,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			if state.version, err = storedVersion(ctx, in.State); err != nil {
 				return nil, err
 			}
-		} else if state.trusted(lease.Broken(), in.Holder, in.Saved == nil) {
+		} else if state.trusted(held.Broken(), in.Holder, in.Saved == nil) {
 			opts.known, opts.stated = state.known, state.Elements
 		}
 		if err := in.Saved.checkState(state.stateFile); err != nil {

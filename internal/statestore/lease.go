@@ -56,6 +56,100 @@ type Broken struct {
 	At time.Time `json:"at,omitzero"`
 }
 
+// Acquisition is how a run takes a state's lock.
+type Acquisition struct {
+	Holder Holder
+	// Timeout is how long to wait for another run's lock (0: fail at
+	// once); BreakStaleAfter breaks a lock not written for that long, by
+	// the store's clock (0: never).
+	Timeout, BreakStaleAfter time.Duration
+	// Waiting, when given, is told once, with the holder, that the run
+	// waits.
+	Waiting func(holder string)
+	// StateArg is how the run was given the state, for the command that
+	// releases a lock left behind: "" where WBSCTL_STATE gave it.
+	StateArg string
+	// Every is how often the lock is renewed (0: RenewEvery); Now the
+	// holder's clock (nil: the wall's).
+	Every time.Duration
+	Now   func() time.Time
+}
+
+// Acquire takes store's lock as a says, waiting for another run's where
+// a gives a timeout (the wait ends with wait, which the first signal
+// ends), and holds it, renewing it and fencing the run's writes, until
+// Release. ctx is the run's: the fence ends with it.
+func Acquire(ctx, wait context.Context, store Locker, a Acquisition) (*Held, error) {
+	lease, taken, err := take(wait, store, a)
+	if err != nil {
+		return nil, LockRefusal(err, a.StateArg)
+	}
+	h := Keep(ctx, lease, taken, a.Every, a.Now)
+	h.unlock = UnlockCommand(a.Holder.ID, a.StateArg)
+	return h, nil
+}
+
+// take takes the lock, polling while another run holds it, up to
+// a.Timeout. It returns when the take that got it started, by this
+// host's clock: where the lease's term starts.
+func take(ctx context.Context, store Locker, a Acquisition) (Lease, time.Time, error) {
+	taken := time.Now()
+	lease, err := store.Lock(ctx, a.Holder, a.BreakStaleAfter)
+	if !errors.Is(err, ErrLocked) || a.Timeout <= 0 {
+		return lease, taken, err
+	}
+	if a.Waiting != nil {
+		var locked *LockedError
+		who := "another run"
+		if errors.As(err, &locked) && locked.Holder != nil {
+			who = locked.Holder.String()
+		}
+		a.Waiting(who)
+	}
+	deadline := time.NewTimer(a.Timeout)
+	defer deadline.Stop()
+	poll := time.NewTicker(250 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, taken, fmt.Errorf("waiting for the state's lock: %w", context.Cause(ctx))
+		case <-deadline.C:
+			return nil, taken, fmt.Errorf("%w after waiting %s", err, a.Timeout)
+		case <-poll.C:
+			taken = time.Now()
+			if lease, err = store.Lock(ctx, a.Holder, a.BreakStaleAfter); !errors.Is(err, ErrLocked) {
+				return lease, taken, err
+			}
+		}
+	}
+}
+
+// LockRefusal says how to go on from err, a lock another run holds
+// (other errors are returned as they are): wait, or, for a lock that
+// state unlock releases, the exact command, with the state as stateArg
+// names it.
+func LockRefusal(err error, stateArg string) error {
+	var locked *LockedError
+	if !errors.As(err, &locked) {
+		return err
+	}
+	err = fmt.Errorf("%w; nothing was sent: wait for it to end, or give --lock-timeout to wait; %s", err, locked.Ends)
+	if locked.Unlockable && locked.Holder != nil {
+		err = fmt.Errorf("%w; once its run is gone: %s", err, UnlockCommand(locked.Holder.ID, stateArg))
+	}
+	return err
+}
+
+// UnlockCommand is the command that releases the lock of id on the
+// state that stateArg names ("" where WBSCTL_STATE names it).
+func UnlockCommand(id, stateArg string) string {
+	if stateArg == "" {
+		return "wbsctl state unlock " + BucketText(id) + " (WBSCTL_STATE names the state)"
+	}
+	return "wbsctl state unlock " + BucketText(id) + " --state " + BucketText(stateArg)
+}
+
 // Held is a lock held through a run: renewed every RenewEvery until
 // Release, and a fence for the run's platform writes.
 type Held struct {
@@ -70,6 +164,7 @@ type Held struct {
 
 	fence  context.Context
 	cancel context.CancelCauseFunc
+	unlock string // the command that releases the lock, for a release that fails
 	done   chan struct{}
 	wg     sync.WaitGroup
 }
@@ -190,14 +285,24 @@ func (f fenced) Err() error {
 // Lost is why the lock was lost, nil while it is held.
 func (h *Held) Lost() error { return h.check() }
 
+// Broken is the stale lock the take broke, nil where it broke none.
+func (h *Held) Broken() *Broken { return h.lease.Broken() }
+
 // Release stops the renewals and releases the lock, bounded by its own
 // releaseTimeout whatever ctx says: a second signal neither leaves a
-// healthy bucket's lock behind nor waits on a hung one.
+// healthy bucket's lock behind nor waits on a hung one. A release that
+// fails says that the lock is left, and the command that releases it.
 func (h *Held) Release(ctx context.Context) error {
 	close(h.done)
 	h.wg.Wait()
 	h.cancel(nil)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	return h.lease.Release(ctx)
+	if err := h.lease.Release(ctx); err != nil {
+		if h.unlock == "" {
+			return fmt.Errorf("releasing the state's lock: %w; the lock is left", err)
+		}
+		return fmt.Errorf("releasing the state's lock: %w; the lock is left: %s releases it", err, h.unlock)
+	}
+	return nil
 }

@@ -29,8 +29,15 @@ type Version string
 // NoVersion is the version of a state that does not exist.
 const NoVersion Version = ""
 
-// Store is where a state is kept.
+// Store is where a state is kept, and its lock.
 type Store interface {
+	Storage
+	Locker
+}
+
+// Storage keeps a state's bytes, each version written only over the one
+// read.
+type Storage interface {
 	// String names the store in messages: its path or URL, without
 	// credentials (a URL carries none).
 	String() string
@@ -42,6 +49,11 @@ type Store interface {
 	// returns the new version; ErrConflict, with nothing written,
 	// otherwise. A state is never seen half written.
 	Write(ctx context.Context, version Version, write func(io.Writer) error) (Version, error)
+	Close() error
+}
+
+// Locker is a state's lock.
+type Locker interface {
 	// Lock takes the state's lock for holder: a *LockedError (matching
 	// ErrLocked) naming the holder when another holds it and is not
 	// stale by breakStaleAfter (0: never stale), judged by the store's
@@ -52,7 +64,6 @@ type Store interface {
 	// Unlock releases the lock of id, whoever took it: for a person,
 	// after the run that held it was killed.
 	Unlock(ctx context.Context, id string) error
-	Close() error
 }
 
 // Lease is a lock held.
