@@ -370,28 +370,45 @@ func TestHungBucketEndsOnTheSecondSignal(t *testing.T) {
 	var mu sync.Mutex
 	var warned []string
 	var secondAt time.Time
-	out, err := Run(ctx, c, Input{File: &wbsfile.File{Records: records(200)}, State: store, StateArg: "'s3://states/hung/state'", Stop: stop,
-		Plan: PlanOptions{Concurrency: 2}}, Hooks{
-		OnResult: func(Result) {
-			if results.Add(1) != 10 {
-				return
-			}
-			bucket.Stall()
-			signal(errors.New("SIGINT"))
-			go func() {
-				time.Sleep(50 * time.Millisecond)
+	type ran struct {
+		out *Outcome
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		out, err := Run(ctx, c, Input{File: &wbsfile.File{Records: records(200)}, State: store, StateArg: "'s3://states/hung/state'", Stop: stop,
+			Plan: PlanOptions{Concurrency: 2}}, Hooks{
+			OnResult: func(Result) {
+				if results.Add(1) != 10 {
+					return
+				}
+				bucket.Stall()
+				signal(errors.New("SIGINT"))
+				go func() {
+					time.Sleep(50 * time.Millisecond)
+					mu.Lock()
+					secondAt = time.Now()
+					mu.Unlock()
+					cancel(errors.New("SIGINT again"))
+				}()
+			},
+			Warn: func(err error) {
 				mu.Lock()
-				secondAt = time.Now()
-				mu.Unlock()
-				cancel(errors.New("SIGINT again"))
-			}()
-		},
-		Warn: func(err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			warned = append(warned, err.Error())
-		},
-	})
+				defer mu.Unlock()
+				warned = append(warned, err.Error())
+			},
+		})
+		done <- ran{out, err}
+	}()
+	// The test's own bound: a run held by the hung bucket would end only
+	// with the state write's whole bound, minutes later.
+	var r ran
+	select {
+	case r = <-done:
+	case <-time.After(saveGrace + 25*time.Second):
+		t.Fatalf("the run had not ended %s after its start, on a hung bucket", saveGrace+25*time.Second)
+	}
+	out, err := r.out, r.err
 	mu.Lock()
 	defer mu.Unlock()
 	if took := time.Since(secondAt); took > saveGrace+15*time.Second {
@@ -405,5 +422,40 @@ func TestHungBucketEndsOnTheSecondSignal(t *testing.T) {
 		if !strings.Contains(joined, want) {
 			t.Errorf("the warnings say no %q:\n%s", want, joined)
 		}
+	}
+}
+
+// A bucket that hangs before the run has its lock ends the run by the
+// bounds of the calls alone, with nothing sent: no answer to the take in
+// its time is an error that says so. The first signal ends the hung take
+// at once.
+func TestHungBucketEndsTheTake(t *testing.T) {
+	srv := wbstest.NewServer()
+	defer srv.Close()
+	c := testClient(t, srv)
+	s3test.Env(t)
+	bucket := s3test.StartServer(t)
+	store, err := statestore.Open(context.Background(), bucket.State("hung/state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket.Stall()
+	// The test's own bound: a take with none would hang past it.
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = Run(ctx, c, Input{File: &wbsfile.File{Records: records(3)}, State: store}, Hooks{})
+	if ctx.Err() != nil || !errors.Is(err, statestore.ErrTimeout) || !strings.Contains(err.Error(), "taking the lock") {
+		t.Fatalf("a take from a hung bucket, after %s: %v; want it bounded, naming the take", time.Since(start).Truncate(time.Second), err)
+	}
+	stop, signal := context.WithCancelCause(context.Background())
+	time.AfterFunc(200*time.Millisecond, func() { signal(errors.New("SIGINT")) })
+	start = time.Now()
+	_, err = Run(ctx, c, Input{File: &wbsfile.File{Records: records(3)}, State: store, Stop: stop}, Hooks{})
+	if took := time.Since(start); err == nil || !strings.Contains(err.Error(), "SIGINT while waiting for the state's lock: nothing was sent") || took > 5*time.Second {
+		t.Fatalf("a signal during a hung take: %v after %s", err, took)
+	}
+	if n := len(srv.Elements()); n != 0 {
+		t.Fatalf("%d elements made by runs that had no lock", n)
 	}
 }

@@ -103,13 +103,8 @@ func (o *Options) interrupted() *cmdutil.Interrupted {
 	return &cmdutil.Interrupted{Signal: syscall.SIGINT}
 }
 
-// stopped is Stop's channel: nil, which never closes, without a Stop.
-func (o *Options) stopped() <-chan struct{} {
-	if o.Stop == nil {
-		return nil
-	}
-	return o.Stop.Done()
-}
+// stopped reports whether Stop ended: the first signal came.
+func (o *Options) stopped() bool { return o.Stop != nil && o.Stop.Err() != nil }
 
 // NewCmdApply returns `wbsctl apply`.
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -513,13 +508,11 @@ func (o *Options) summarize(ctx context.Context, ran *engine.Outcome) engine.Sum
 	for _, r := range ran.Results.All() {
 		left = left || (r.Status == engine.StatusSkipped && !ran.HeldBack(r))
 	}
-	select {
-	case <-o.stopped():
+	if o.stopped() {
 		sum.Interrupted = left
 		if !left {
 			fmt.Fprintf(o.IO.ErrOut, "%s came after the last change: nothing is left to do\n", o.interrupted())
 		}
-	default:
 	}
 	return sum
 }

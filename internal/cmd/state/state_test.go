@@ -102,3 +102,57 @@ func TestStatePushAndPull(t *testing.T) {
 		t.Fatalf("after --force:\n%s%s", back.Out, back.ErrOut)
 	}
 }
+
+// The state commands take the state as apply does: an argument, --state,
+// or WBSCTL_STATE, which the pipelines set; the command a refused run
+// prints runs as printed.
+func TestStateCommandsTakeWBSCTLSTATE(t *testing.T) {
+	srv := wbstest.Start(t)
+	s3test.Env(t)
+	url := s3test.Start(t, "env/wbs.state")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "elements.csv")
+	os.WriteFile(file, []byte("wbsElementCode,description\nP-1,a\n"), 0o600)
+	env := cmdtest.Run{Env: map[string]string{"WBSCTL_STATE": url}}
+	if res := env.Do(t, srv, "apply", "-f", file, "--rate", "0"); res.Code != 0 {
+		t.Fatalf("apply: %d %s", res.Code, res.ErrOut)
+	}
+	for _, args := range [][]string{{"state", "show"}, {"state", "show", "--state", url}, {"state", "show", url}} {
+		if res := env.Do(t, srv, args...); res.Code != 0 || !strings.Contains(res.Out, "elements: 1") {
+			t.Fatalf("%v: %d %s%s", args, res.Code, res.Out, res.ErrOut)
+		}
+	}
+	if res := env.Do(t, srv, "state", "show", url, "--state", url); res.Code != 2 || !strings.Contains(res.ErrOut, "given twice") {
+		t.Fatalf("a state given twice: %d %s", res.Code, res.ErrOut)
+	}
+	store, err := statestore.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	killed := statestore.NewHolder("apply -f nightly.csv", "", time.Now())
+	if _, err := store.Lock(context.Background(), killed, 0); err != nil {
+		t.Fatal(err)
+	}
+	refused := env.Do(t, srv, "apply", "-f", file, "--rate", "0")
+	printed := "wbsctl state unlock " + killed.ID + " (WBSCTL_STATE names the state)"
+	if refused.Code == 0 || !strings.Contains(refused.ErrOut, printed) {
+		t.Fatalf("a refused run: %d, no %q in %s", refused.Code, printed, refused.ErrOut)
+	}
+	if res := env.Do(t, srv, "state", "unlock", killed.ID); res.Code != 0 {
+		t.Fatalf("state unlock ID with WBSCTL_STATE: %d %s", res.Code, res.ErrOut)
+	}
+	if h, err := store.Holder(context.Background()); err != nil || h != nil {
+		t.Fatalf("after the unlock: %+v %v", h, err)
+	}
+	pulled := filepath.Join(dir, "pulled")
+	if res := env.Do(t, srv, "state", "pull", pulled); res.Code != 0 {
+		t.Fatalf("state pull FILE with WBSCTL_STATE: %d %s", res.Code, res.ErrOut)
+	}
+	if res := env.Do(t, srv, "state", "push", pulled); res.Code != 0 {
+		t.Fatalf("state push FILE with WBSCTL_STATE: %d %s", res.Code, res.ErrOut)
+	}
+	if res := (cmdtest.Run{}).Do(t, srv, "state", "show"); res.Code != 2 || !strings.Contains(res.ErrOut, "WBSCTL_STATE") {
+		t.Fatalf("no state at all: %d %s", res.Code, res.ErrOut)
+	}
+}
