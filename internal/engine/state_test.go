@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -457,5 +459,32 @@ func TestHungBucketEndsTheTake(t *testing.T) {
 	}
 	if n := len(srv.Elements()); n != 0 {
 		t.Fatalf("%d elements made by runs that had no lock", n)
+	}
+}
+
+// Every member of a state's head is read back as it was written, by the
+// same struct tags: a member added to statestore.Head is one edit. The
+// test sets every field, so that a field added is a field checked.
+func TestStateHeadRoundTrips(t *testing.T) {
+	at := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	head := stateHead{FormatVersion: StateFormatVersion, BaseURL: "https://platform.example", ClientID: "c", Lineage: "l", Serial: 7, Applies: 3,
+		Break: &BreakRecord{Broken: statestore.Broken{Holder: statestore.Holder{ID: "h", Host: "x", PID: 1, Operation: "apply", Taken: at}, At: at},
+			StaleSeconds: 95, By: statestore.Holder{ID: "b", Host: "y", PID: 2, Operation: "apply", Taken: at}, Verified: true}}
+	v := reflect.ValueOf(head)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the test sets no %s: set every member, so that the round trip covers it", v.Type().Field(i).Name)
+		}
+	}
+	var b bytes.Buffer
+	if err := writeState(&b, &head, inOrder(stateElements{})); err != nil {
+		t.Fatal(err)
+	}
+	back, err := readState(&b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.stateHead, head) {
+		t.Fatalf("read back %+v, want %+v", back.stateHead, head)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"reflect"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -46,32 +47,37 @@ type stateReading struct {
 // UnmarshalJSONFrom reads a state file by strictjson's rules, for
 // strictjson.UnmarshalLarge.
 func (s stateReading) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	head := members(&s.stateHead)
 	seen := map[string]bool{}
 	return readObject(dec, func(name string) error {
 		if seen[name] {
 			return strictjson.Repeated(dec)
 		}
 		seen[name] = true
-		switch name {
-		case "formatVersion":
-			return strictjson.Member(dec, &s.FormatVersion)
-		case "baseUrl":
-			return strictjson.Member(dec, &s.BaseURL)
-		case "clientId":
-			return strictjson.Member(dec, &s.ClientID)
-		case "lineage":
-			return strictjson.Member(dec, &s.Lineage)
-		case "serial":
-			return strictjson.Member(dec, &s.Serial)
-		case "applies":
-			return strictjson.Member(dec, &s.Applies)
-		case "break":
-			return strictjson.Member(dec, &s.Break)
-		case "elements":
+		if name == "elements" {
 			return s.Elements.read(dec, s.known)
+		}
+		if field, ok := head[name]; ok {
+			return strictjson.Member(dec, field)
 		}
 		return strictjson.UnknownMember(dec, reflect.TypeFor[stateFile]())
 	})
+}
+
+// members are the fields of the struct v points to by their JSON names,
+// from their tags, each as a pointer to decode into: the head's members
+// are read by the same tags that write them, so that a member added to
+// the head is one edit.
+func members(v any) map[string]any {
+	rv := reflect.ValueOf(v).Elem()
+	byName := map[string]any{}
+	for i := range rv.NumField() {
+		name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			byName[name] = rv.Field(i).Addr().Interface()
+		}
+	}
+	return byName
 }
 
 // UnmarshalJSONFrom reads the elements from dec.
