@@ -331,8 +331,13 @@ func TestPausedHolderSendsNothingPastItsTerm(t *testing.T) {
 	clock := func() time.Time { return time.Now().Add(time.Duration(paused.Load())) }
 	var before atomic.Int64 // elements made when the pause ended
 	var results atomic.Int64
+	s3test.Env(t)
+	store, err := statestore.Open(context.Background(), s3test.Start(t, "paused/state"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := Run(context.Background(), c, Input{File: &wbsfile.File{Records: records(200)},
-		State: statestore.NewFile(filepath.Join(t.TempDir(), "state.json")), renewEvery: time.Hour, clock: clock,
+		State: store, renewEvery: time.Hour, clock: clock,
 		Plan: PlanOptions{Concurrency: 4}}, Hooks{OnResult: func(Result) {
 		if results.Add(1) == 20 {
 			before.Store(int64(len(srv.Elements())))
@@ -341,6 +346,22 @@ func TestPausedHolderSendsNothingPastItsTerm(t *testing.T) {
 	}})
 	if !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), "not confirmed for 1m") {
 		t.Fatalf("a holder paused past its term: %v, want ErrLockLost saying it was not confirmed for a minute", err)
+	}
+	// A local state's lock ends only with its process: nobody breaks it,
+	// and a run paused as long (a job stopped with ^Z) goes on.
+	paused.Store(0)
+	results.Store(0)
+	fresh := wbstest.NewServer()
+	defer fresh.Close()
+	local, err := Run(context.Background(), testClient(t, fresh), Input{File: &wbsfile.File{Records: records(50)},
+		State: statestore.NewFile(filepath.Join(t.TempDir(), "state.json")), renewEvery: time.Hour, clock: clock},
+		Hooks{OnResult: func(Result) {
+			if results.Add(1) == 5 {
+				paused.Store(int64(statestore.LeaseTerm + time.Second))
+			}
+		}})
+	if err != nil || Summarize(local.Results, RequestCounts{}).Skipped != 0 || len(fresh.Elements()) != 50 {
+		t.Fatalf("a run on a local state paused past a term: %v, %d of 50 made", err, len(fresh.Elements()))
 	}
 	sum := Summarize(out.Results, RequestCounts{})
 	made := len(srv.Elements())

@@ -132,6 +132,11 @@ type fileLease func()
 
 func (l fileLease) Renew(context.Context) error { return nil }
 func (l fileLease) Broken() *Broken             { return nil }
+
+// endsWithItsProcess says that nobody breaks a local lock: its holder
+// needs no term (Held).
+func (l fileLease) endsWithItsProcess() {}
+
 func (l fileLease) Release(context.Context) error {
 	l()
 	return nil

@@ -162,6 +162,12 @@ type Held struct {
 	lastErr   error     // the last renewal's error, nil after a confirmed one
 	lost      error
 
+	// breakable is a lease that another run may break once its term
+	// passed unconfirmed; a local file's lock ends only with its
+	// process, and its holder may be paused (a job stopped with ^Z) for
+	// as long as a person likes.
+	breakable bool
+
 	fence  context.Context
 	cancel context.CancelCauseFunc
 	unlock string // the command that releases the lock, for a release that fails
@@ -180,7 +186,8 @@ func Keep(ctx context.Context, lease Lease, taken time.Time, every time.Duration
 	if now == nil {
 		now = time.Now
 	}
-	h := &Held{lease: lease, now: now, every: every, confirmed: taken, done: make(chan struct{})}
+	_, unbreakable := lease.(interface{ endsWithItsProcess() })
+	h := &Held{lease: lease, now: now, every: every, confirmed: taken, done: make(chan struct{}), breakable: !unbreakable}
 	h.fence, h.cancel = context.WithCancelCause(ctx)
 	h.wg.Go(h.renew)
 	return h
@@ -238,7 +245,7 @@ func (h *Held) check() error {
 	h.mu.Lock()
 	lost, since, last := h.lost, h.now().Sub(h.confirmed), h.lastErr
 	h.mu.Unlock()
-	if lost != nil || since < LeaseTerm {
+	if lost != nil || since < LeaseTerm || !h.breakable {
 		return lost
 	}
 	why := "no renewal was due"
