@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
 )
@@ -139,21 +138,18 @@ func (e *executor) runAll(ctx context.Context, plan *Plan, idx []int) {
 	run(e.opts.Concurrency, len(idx), e.stopped, func(k int) {
 		i := idx[k]
 		ch := &plan.Changes[i]
-		ack, err := e.apply(ctx, ch)
-		if fenced(err) {
-			return // not sent: skipped, as a change not started
+		if ctx.Err() != nil {
+			// The run's lock was lost (the fence reads the clock): not
+			// started, so skipped. A change in flight as it was lost
+			// ends in the SDK's error, and is reported with it.
+			return
 		}
+		ack, err := e.apply(ctx, ch)
 		if ch.Action == ActionCreate && e.settleLater(i, err) {
 			return
 		}
 		e.finish(i, ack, err, "")
 	})
-}
-
-// fenced reports a request that was not sent because the run's lock of
-// its shared state was lost (statestore.Held.Context).
-func fenced(err error) bool {
-	return errors.Is(err, statestore.ErrLockLost) && !errors.Is(err, sdk.ErrOutcomeUnknown)
 }
 
 // settleLater keeps the create at i for the read-back when its outcome is

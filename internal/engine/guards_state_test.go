@@ -110,7 +110,7 @@ func TestStateCopyOverAnotherPlatformOrClientIsRefused(t *testing.T) {
 			to := filepath.Join(dir, "shared.json")
 			os.WriteFile(to, []byte(over), 0o600)
 			holder := statestore.NewHolder("state push", "", time.Now())
-			_, err := CopyState(ctx, statestore.NewFile(from), statestore.NewFile(to), holder, force)
+			_, err := CopyState(ctx, statestore.NewFile(from), statestore.NewFile(to), to, holder, force)
 			want := map[string]string{"another client id": "integration-b", "another platform": "https://b.example"}[name]
 			if !errors.Is(err, ErrStateRefused) || !strings.Contains(err.Error(), want) {
 				t.Errorf("a copy over a state of %s (force %v): %v; want ErrStateRefused naming %s", name, force, err, want)

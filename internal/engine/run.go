@@ -116,11 +116,13 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	// lock is lost; writes run under ctx, fenced by the lock.
 	stop, writes := in.stopContext(), ctx
 	lockLost := func() error { return nil }
+	var held *statestore.Held
 	if in.State != nil {
 		if in.Holder.ID == "" {
 			in.Holder = statestore.NewHolder("apply", "", time.Now())
 		}
-		held, err := statestore.Acquire(ctx, in.planContext(ctx), in.State, statestore.Acquisition{Holder: in.Holder,
+		var err error
+		held, err = statestore.Acquire(ctx, in.planContext(ctx), in.State, statestore.Acquisition{Holder: in.Holder,
 			Timeout: in.LockTimeout, BreakStaleAfter: in.BreakStaleAfter, Waiting: h.Waiting, StateArg: in.StateArg,
 			Every: in.renewEvery, Now: in.clock})
 		if err != nil {
@@ -153,6 +155,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		} else if state.trusted(held.Broken(), in.Holder, in.Saved == nil) {
 			opts.known, opts.stated = state.known, state.Elements
 		}
+		state.held = held
 		if err := in.Saved.checkState(state.stateFile); err != nil {
 			return nil, err
 		}
@@ -222,7 +225,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		}
 	}
 	if err := lockLost(); err != nil {
-		return out, fmt.Errorf("%w; no change was sent after it, and the state was written only if no other run had written it", err)
+		return out, fmt.Errorf("%w; no change was started after it (one in flight as it was lost is reported with its error), and the state was written only if no other run had written it", err)
 	}
 	return out, nil
 }
@@ -250,10 +253,13 @@ func (in Input) planContext(ctx context.Context) context.Context {
 // interrupted is err, named as the first signal's where one came, as
 // what ended the run's reads while doing what.
 func (in Input) interrupted(err error, doing string) error {
-	if in.Stop != nil && in.Stop.Err() != nil {
-		return fmt.Errorf("%w %s: nothing was sent", in.interruption(), doing)
+	switch {
+	case in.Stop == nil || in.Stop.Err() == nil:
+		return err
+	case errors.Is(err, statestore.ErrMayHoldLock):
+		return fmt.Errorf("%w %s: nothing was sent to the platform; %v", in.interruption(), doing, err)
 	}
-	return err
+	return fmt.Errorf("%w %s: nothing was sent", in.interruption(), doing)
 }
 
 // saveGrace is how long the state's last write may go on after a second

@@ -53,8 +53,10 @@ type runState struct {
 	// that the records loadState was given name.
 	known *knownStates
 	// verifying is a plan that trusts none of the state after a break:
-	// its write marks the break verified.
+	// its write marks the break verified, in the state and to held, the
+	// run's lock, whose release then hands no break on.
 	verifying bool
+	held      *statestore.Held
 }
 
 // trusted reports whether a plan may trust the state's links
@@ -116,7 +118,8 @@ func loadState(ctx context.Context, store statestore.Store, baseURL, clientID st
 		return nil, fmt.Errorf("%s: %w, by a writer that holds no lock: run again", store, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v (run with --refresh to rebuild it)", ErrStateUnusable, store, err)
+		// Its paths name members and codes of the file: its text.
+		return nil, fmt.Errorf("%w: %s: %s (run with --refresh to rebuild it)", ErrStateUnusable, store, statestore.BucketText(err.Error()))
 	}
 	if st.BaseURL != baseURL || st.ClientID != clientID {
 		// What the state says is the bucket's text: escaped.
@@ -219,6 +222,9 @@ func (s *runState) save(ctx context.Context, store statestore.Store) error {
 		return err
 	}
 	s.version = version
+	if s.verifying && s.held != nil {
+		s.held.Verified()
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"time"
 
 	"github.com/wbsctl/wbsctl/internal/statestore"
 )
@@ -38,7 +39,7 @@ func InspectState(ctx context.Context, store statestore.Store) (*StateSummary, e
 	defer r.Close()
 	st, err := readState(bufio.NewReader(r), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrStateUnusable, store, err)
+		return nil, fmt.Errorf("%w: %s: %s", ErrStateUnusable, store, statestore.BucketText(err.Error()))
 	}
 	holder, err := store.Holder(ctx)
 	if err != nil {
@@ -56,7 +57,10 @@ var ErrStateRefused = statestore.ErrStateRefused
 // and over an existing one a state of another platform or client id, and,
 // unless force, one of another lineage or a lower serial. The copy is
 // written over the version of to that it checked.
-func CopyState(ctx context.Context, from, to statestore.Store, holder statestore.Holder, force bool) (*StateSummary, error) {
+//
+// toArg is how the command was given to, for the command that releases
+// its lock ("" where WBSCTL_STATE gave it).
+func CopyState(ctx context.Context, from, to statestore.Store, toArg string, holder statestore.Holder, force bool) (_ *StateSummary, err error) {
 	r, _, err := from.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -68,13 +72,20 @@ func CopyState(ctx context.Context, from, to statestore.Store, holder statestore
 	}
 	src, err := readState(bytes.NewReader(data), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrStateUnusable, from, err)
+		return nil, fmt.Errorf("%w: %s: %s", ErrStateUnusable, from, statestore.BucketText(err.Error()))
 	}
 	lease, err := to.Lock(ctx, holder, 0)
 	if err != nil {
-		return nil, statestore.LockRefusal(err, "")
+		return nil, statestore.LockRefusal(err, toArg)
 	}
-	defer lease.Release(context.WithoutCancel(ctx))
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if rerr := lease.Release(rctx); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("releasing the lock of %s: %w; the lock %s is left: %s releases it", to, rerr, holder.ID,
+				statestore.UnlockCommand(holder.ID, toArg)))
+		}
+	}()
 	version, err := checkCopy(ctx, src, to, force)
 	if err != nil {
 		return nil, err

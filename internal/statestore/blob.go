@@ -133,11 +133,16 @@ type lockNote struct {
 	Released *Released `json:"released,omitempty"`
 }
 
-// Released is a lock released: whose it was, and by what.
+// Released is a lock released: whose it was, and by what. Unverified is
+// a break that the next holder is to treat as its own: a lock released by
+// state unlock (whose run may have written after it last wrote the
+// state), or released by a run that broke a lock and did not write the
+// state after reading everything.
 type Released struct {
-	ID string    `json:"id"`
-	By string    `json:"by"` // "release" or "unlock"
-	At time.Time `json:"at"`
+	ID         string    `json:"id"`
+	By         string    `json:"by"` // "release" or "unlock"
+	At         time.Time `json:"at"`
+	Unverified *Broken   `json:"unverified,omitempty"`
 }
 
 // maxLockTries bounds the takes of a lock that others release and take
@@ -165,9 +170,9 @@ func (b *Blob) Lock(ctx context.Context, holder Holder, breakStaleAfter time.Dur
 			return &blobLease{b: b, holder: holder, version: v}, nil
 		}
 		if !errors.Is(err, ErrConflict) {
-			return nil, err
+			return nil, b.abandon(ctx, holder, err)
 		}
-		held, obj, err := b.readLock(ctx)
+		held, rel, obj, err := b.readNote(ctx)
 		switch {
 		case err != nil:
 			return nil, err
@@ -178,6 +183,9 @@ func (b *Blob) Lock(ctx context.Context, holder Holder, breakStaleAfter time.Dur
 			return &blobLease{b: b, holder: holder, version: obj.version}, nil
 		}
 		var broken *Broken
+		if rel != nil {
+			broken = rel.Unverified // carried over: this run is to verify it
+		}
 		if held != nil {
 			age, known := obj.age()
 			if breakStaleAfter <= 0 || !known || age < breakStaleAfter {
@@ -189,6 +197,9 @@ func (b *Blob) Lock(ctx context.Context, holder Holder, breakStaleAfter time.Dur
 			v, err = b.objs.put(ctx, b.lockKey(), obj.version, note)
 			return err
 		})
+		if err != nil && !errors.Is(err, ErrConflict) {
+			return nil, b.abandon(ctx, holder, err)
+		}
 		switch {
 		case err == nil && broken != nil:
 			// Read back: a server that lets a racing breaker's write
@@ -197,7 +208,7 @@ func (b *Blob) Lock(ctx context.Context, holder Holder, breakStaleAfter time.Dur
 			// another write lands) shows it here, and this run yields.
 			if now, _, rerr := b.readLock(ctx); rerr != nil || now == nil || now.ID != holder.ID {
 				if rerr != nil {
-					return nil, rerr
+					return nil, b.abandon(ctx, holder, rerr)
 				}
 				return nil, b.locked(cmp.Or(now, held), breakStaleAfter, 0, false)
 			}
@@ -212,6 +223,26 @@ func (b *Blob) Lock(ctx context.Context, holder Holder, breakStaleAfter time.Dur
 		}
 	}
 	return nil, fmt.Errorf("%s: the lock changed under each of %d takes", b.url, maxLockTries)
+}
+
+// abandon is the error err of a take that may have written the lock
+// (its answer lost, a signal, a read after it failed): a lock that names
+// holder is released, within releaseTimeout of its own; where that
+// cannot be told, the error says so and how to release it.
+func (b *Blob) abandon(ctx context.Context, holder Holder, err error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	h, obj, rerr := b.readLock(ctx)
+	switch {
+	case rerr != nil:
+		return fmt.Errorf("%w; the take may have written the lock %s, and reading it back failed (%v): %w", err, holder.ID, rerr, ErrMayHoldLock)
+	case h == nil || h.ID != holder.ID:
+		return err
+	}
+	if rerr := b.release(ctx, holder.ID, "release", obj.version); rerr != nil && !errors.Is(rerr, ErrConflict) {
+		return fmt.Errorf("%w; the take wrote the lock %s, and releasing it failed (%v): %w", err, holder.ID, rerr, ErrMayHoldLock)
+	}
+	return err
 }
 
 // locked is the refusal of a lock that held holds, with its age by the
@@ -233,16 +264,24 @@ func (b *Blob) locked(held *Holder, breakStaleAfter, age time.Duration, known bo
 // released, and the object's version and times (NoVersion where there is
 // no object). A read that raced a write is made again.
 func (b *Blob) readLock(ctx context.Context) (*Holder, object, error) {
+	h, _, obj, err := b.readNote(ctx)
+	return h, obj, err
+}
+
+// readNote is readLock with the note of a released lock, nil where the
+// lock is held or there is none.
+func (b *Blob) readNote(ctx context.Context) (*Holder, *Released, object, error) {
 	for try := 1; ; try++ {
-		h, obj, err := b.readLockOnce(ctx)
+		h, rel, obj, err := b.readNoteOnce(ctx)
 		if !errors.Is(err, ErrTornRead) || try == maxLockTries {
-			return h, obj, err
+			return h, rel, obj, err
 		}
 	}
 }
 
-func (b *Blob) readLockOnce(ctx context.Context) (*Holder, object, error) {
+func (b *Blob) readNoteOnce(ctx context.Context) (*Holder, *Released, object, error) {
 	var h *Holder
+	var rel *Released
 	var obj object
 	err := b.call(ctx, lockTimeout, "reading the lock", func(ctx context.Context) error {
 		r, o, err := b.objs.get(ctx, b.lockKey())
@@ -261,6 +300,7 @@ func (b *Blob) readLockOnce(ctx context.Context) (*Holder, object, error) {
 		var note lockNote
 		switch err := json.Unmarshal(data, &note); {
 		case err == nil && note.Released != nil && note.Holder == nil:
+			rel = note.Released
 		case err != nil || note.Holder == nil || note.ID == "":
 			// A lock object of no holder wbsctl wrote: held, by nobody
 			// it can name, until it is unlocked or broken as stale.
@@ -270,7 +310,7 @@ func (b *Blob) readLockOnce(ctx context.Context) (*Holder, object, error) {
 		}
 		return nil
 	})
-	return h, obj, err
+	return h, rel, obj, err
 }
 
 // Holder returns who KEY.lock names.
@@ -280,8 +320,12 @@ func (b *Blob) Holder(ctx context.Context) (*Holder, error) {
 }
 
 // Unlock releases KEY.lock when it names id, by a write conditional on
-// the version read: a lock taken since is left as it is.
-func (b *Blob) Unlock(ctx context.Context, id string) error {
+// the version read: a lock taken since is left as it is. A lock the
+// bucket saw renewed less than MinBreakStale ago may be a live run's,
+// which could still write: it is released only with force (the person
+// knows the run is gone). The release tells the next run to treat it as
+// a break: it trusts none of the state until it has read everything.
+func (b *Blob) Unlock(ctx context.Context, id string, force bool) error {
 	h, obj, err := b.readLock(ctx)
 	if err != nil {
 		return err
@@ -293,7 +337,16 @@ func (b *Blob) Unlock(ctx context.Context, id string) error {
 		}
 		return fmt.Errorf("%w: %s is not locked as %s (held by %s)", ErrNotLocked, b.url, id, held)
 	}
-	err = b.release(ctx, id, "unlock", obj.version)
+	age, known := obj.age()
+	if !force && (!known || age < MinBreakStale) {
+		when := "the bucket named no time of its last write"
+		if known {
+			when = fmt.Sprintf("the bucket saw it renewed %s ago", age.Truncate(time.Second))
+		}
+		return fmt.Errorf("%w: %s: the lock %s may be a live run's (%s; a run renews it every %s): once you know its run is gone, --force releases it; after %s without a renewal, no --force is needed",
+			ErrYoungLock, b.url, BucketText(id), when, RenewEvery, MinBreakStale)
+	}
+	err = b.releaseAs(ctx, id, "unlock", obj.version, &Broken{Holder: *h, Age: age.Truncate(time.Second), At: obj.serverNow})
 	if errors.Is(err, ErrConflict) {
 		return fmt.Errorf("%w: %s: the lock %s was renewed or taken as it was released; nothing was released (state show tells who holds it now)", ErrNotLocked, b.url, id)
 	}
@@ -302,7 +355,12 @@ func (b *Blob) Unlock(ctx context.Context, id string) error {
 
 // release writes over version the note that the lock of id was released.
 func (b *Blob) release(ctx context.Context, id, by string, version Version) error {
-	note, err := json.Marshal(lockNote{Released: &Released{ID: id, By: by, At: time.Now().UTC().Truncate(time.Second)}})
+	return b.releaseAs(ctx, id, by, version, nil)
+}
+
+// releaseAs is release, with a break the next holder is to verify.
+func (b *Blob) releaseAs(ctx context.Context, id, by string, version Version, unverified *Broken) error {
+	note, err := json.Marshal(lockNote{Released: &Released{ID: id, By: by, At: time.Now().UTC().Truncate(time.Second), Unverified: unverified}})
 	if err != nil {
 		return err
 	}
@@ -321,10 +379,24 @@ type blobLease struct {
 	holder  Holder
 	version Version
 	broken  *Broken
+	// verified is a broken lock whose run wrote the state after reading
+	// everything: the next holder need not read everything again.
+	verified bool
+}
+
+func (l *blobLease) markVerified() { l.verified = true }
+
+// unverified is the break the release hands on, nil where there is none.
+func (l *blobLease) unverified() *Broken {
+	if l.verified {
+		return nil
+	}
+	return l.broken
 }
 
 func (l *blobLease) Renew(ctx context.Context) error {
 	l.holder.Renewed = time.Now().UTC().Truncate(time.Second)
+	l.holder.Renewals++
 	note, err := json.Marshal(lockNote{Holder: &l.holder})
 	if err != nil {
 		return err
@@ -335,7 +407,14 @@ func (l *blobLease) Renew(ctx context.Context) error {
 		return err
 	})
 	if errors.Is(err, ErrConflict) {
-		return fmt.Errorf("the state's lock was taken from this run: %w", ErrLocked)
+		// A renewal whose answer was lost may have landed: the lock is
+		// still this run's if it names it.
+		if v, err = l.reclaim(ctx); err != nil {
+			return err
+		}
+		if v == NoVersion {
+			return fmt.Errorf("the state's lock was taken from this run: %w", ErrLocked)
+		}
 	}
 	if err != nil {
 		return err
@@ -344,13 +423,32 @@ func (l *blobLease) Renew(ctx context.Context) error {
 	return nil
 }
 
+// reclaim reads the lock and returns its version where it still names
+// this lease's holder (a write of this run's whose answer was lost moved
+// it on), NoVersion where another run's lock, or none, is there.
+func (l *blobLease) reclaim(ctx context.Context) (Version, error) {
+	h, obj, err := l.b.readLock(ctx)
+	if err != nil || h == nil || h.ID != l.holder.ID {
+		return NoVersion, err
+	}
+	return obj.version, nil
+}
+
 // Release marks KEY.lock released, if it is still this lease's version:
 // a lock another run took is left as it is.
 func (l *blobLease) Release(ctx context.Context) error {
 	version := l.version
-	err := l.b.release(ctx, l.holder.ID, "release", version)
+	err := l.b.releaseAs(ctx, l.holder.ID, "release", version, l.unverified())
 	if errors.Is(err, ErrConflict) {
-		return nil // another run's lock now
+		// Another run's lock now, unless a renewal of this run's whose
+		// answer was lost moved it on.
+		if version, err = l.reclaim(ctx); err != nil || version == NoVersion {
+			return err
+		}
+		err = l.b.releaseAs(ctx, l.holder.ID, "release", version, l.unverified())
+		if errors.Is(err, ErrConflict) {
+			return nil
+		}
 	}
 	return err
 }

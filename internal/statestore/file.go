@@ -163,7 +163,7 @@ func (f *File) Holder(context.Context) (*Holder, error) {
 
 // Unlock refuses: a local lock ends with the process that held it, and
 // one that lives is not to be taken from it.
-func (f *File) Unlock(ctx context.Context, id string) error {
+func (f *File) Unlock(ctx context.Context, id string, _ bool) error {
 	h, err := f.Holder(ctx)
 	if err != nil {
 		return err

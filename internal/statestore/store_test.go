@@ -172,7 +172,7 @@ func TestLocks(t *testing.T) {
 				t.Fatalf("after release: %v", err)
 			}
 			if _, ok := s.(*File); ok {
-				if err := s.Unlock(ctx, second.ID); err == nil || !strings.Contains(err.Error(), "ends with its process") {
+				if err := s.Unlock(ctx, second.ID, true); err == nil || !strings.Contains(err.Error(), "ends with its process") {
 					t.Fatalf("unlock of a local lock: %v", err)
 				}
 				lease.Release(ctx)
@@ -220,10 +220,15 @@ func TestLocks(t *testing.T) {
 			if err != nil || h == nil || !strings.HasPrefix(h.Operation, "breaker") {
 				t.Fatalf("after the broken holder's release: %+v %v, want a breaker's lock", h, err)
 			}
-			if err := s.Unlock(ctx, "not-its-id"); !errors.Is(err, ErrNotLocked) {
+			if err := s.Unlock(ctx, "not-its-id", true); !errors.Is(err, ErrNotLocked) {
 				t.Fatalf("unlock by another id: %v", err)
 			}
-			if err := s.Unlock(ctx, h.ID); err != nil {
+			// Renewed a moment ago, it may be a live run's: released
+			// only with force.
+			if err := s.Unlock(ctx, h.ID, false); !errors.Is(err, ErrYoungLock) || !strings.Contains(err.Error(), "--force") {
+				t.Fatalf("unlock of a lock taken a moment ago: %v, want ErrYoungLock naming --force", err)
+			}
+			if err := s.Unlock(ctx, h.ID, true); err != nil {
 				t.Fatal(err)
 			}
 			if h, _ := s.Holder(ctx); h != nil {

@@ -114,6 +114,9 @@ func breakLine(b *engine.BreakRecord) string {
 type UnlockOptions struct {
 	cmdutil.Deps
 	State, ID string
+	// Force releases a lock renewed too lately to tell that its run is
+	// gone.
+	Force bool
 }
 
 // NewCmdUnlock returns `wbsctl state unlock`.
@@ -127,8 +130,12 @@ ID: the lock of a run that was killed, which a refused run and state show
 name. A lock of another id is left as it is, so that a lock taken since
 is not released by mistake. A local state's lock ends with its process:
 there is nothing to release. The lock is released by a write over the
-version read: a lock renewed or taken meanwhile is left as it is. STATE
-is the first argument, --state or WBSCTL_STATE, as apply takes it.`,
+version read: a lock renewed or taken meanwhile is left as it is. A lock
+the bucket saw renewed less than 1m30s ago may be a live run's, which
+could still write: it is released only with --force, once you know its
+run is gone. The next run treats a released lock as broken: it trusts
+none of the state's links until it has read them all. STATE is the first
+argument, --state or WBSCTL_STATE, as apply takes it.`,
 		Example: `  wbsctl state show 's3://wbs-states/prod/state?region=eu-central-1'
   wbsctl state unlock 's3://wbs-states/prod/state?region=eu-central-1' 3f9c2a7d41e0b865
   WBSCTL_STATE='s3://wbs-states/prod/state?region=eu-central-1' wbsctl state unlock 3f9c2a7d41e0b865`,
@@ -143,6 +150,7 @@ is the first argument, --state or WBSCTL_STATE, as apply takes it.`,
 		},
 	}
 	cmdutil.StateFlag(cmd, &opts.State)
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "release a lock renewed less than 1m30s ago: its run is known to be gone")
 	return cmd
 }
 
@@ -152,7 +160,7 @@ func runUnlock(ctx context.Context, o *UnlockOptions) error {
 		return err
 	}
 	defer store.Close()
-	if err := store.Unlock(ctx, o.ID); err != nil {
+	if err := store.Unlock(ctx, o.ID, o.Force); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(o.IO.ErrOut, "released the lock %s of %s\n", output.Escape(o.ID), output.Escape(store.String()))
@@ -167,6 +175,8 @@ type MoveOptions struct {
 	Force bool
 	// JobURL is the CI job's address, for the lock to name.
 	JobURL string
+	// toFromEnv is a To that WBSCTL_STATE gave.
+	toFromEnv bool
 }
 
 // NewCmdPull returns `wbsctl state pull`.
@@ -214,7 +224,7 @@ is the last argument, --state or WBSCTL_STATE, as apply takes it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.From, opts.JobURL = args[0], cmdutil.JobURL(f.Getenv)
 			var err error
-			if opts.To, _, err = stateOf(cmd, f, opts.To, args[1:], 1); err != nil {
+			if opts.To, opts.toFromEnv, err = pushTarget(cmd, f, opts.To, args[1:]); err != nil {
 				return err
 			}
 			return cmdutil.Pick(runF, runMove)(cmd.Context(), opts)
@@ -238,7 +248,7 @@ func runMove(ctx context.Context, o *MoveOptions) error {
 		return err
 	}
 	defer to.Close()
-	moved, err := engine.CopyState(ctx, from, to, statestore.NewHolder("state copy to "+to.String(), o.JobURL, time.Now()), o.Force)
+	moved, err := engine.CopyState(ctx, from, to, cmdutil.StateArg(o.To, o.toFromEnv), statestore.NewHolder("state copy to "+to.String(), o.JobURL, time.Now()), o.Force)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: no state there", from)
 	}
@@ -267,6 +277,15 @@ func stateOf(cmd *cobra.Command, f *cmdutil.Factory, flag string, args []string,
 		return "", nil, &cmdutil.UsageError{Err: errors.New("name the state: as an argument, with --state, or in WBSCTL_STATE")}
 	}
 	return state, args, nil
+}
+
+// pushTarget is the state state push writes: its second argument, or
+// --state, or WBSCTL_STATE (fromEnv).
+func pushTarget(cmd *cobra.Command, f *cmdutil.Factory, flag string, args []string) (state string, fromEnv bool, err error) {
+	if state, _, err = stateOf(cmd, f, flag, args, 1); err != nil {
+		return "", false, err
+	}
+	return state, len(args) == 0 && !cmd.Flags().Changed("state"), nil
 }
 
 // open opens the store of a state argument; one wbsctl cannot open is a

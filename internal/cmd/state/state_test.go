@@ -139,7 +139,10 @@ func TestStateCommandsTakeWBSCTLSTATE(t *testing.T) {
 	if refused.Code == 0 || !strings.Contains(refused.ErrOut, printed) {
 		t.Fatalf("a refused run: %d, no %q in %s", refused.Code, printed, refused.ErrOut)
 	}
-	if res := env.Do(t, srv, "state", "unlock", killed.ID); res.Code != 0 {
+	if res := env.Do(t, srv, "state", "unlock", killed.ID); res.Code == 0 || !strings.Contains(res.ErrOut, "--force releases it") {
+		t.Fatalf("state unlock of a lock taken a moment ago: %d %s, want it refused, naming --force", res.Code, res.ErrOut)
+	}
+	if res := env.Do(t, srv, "state", "unlock", killed.ID, "--force"); res.Code != 0 {
 		t.Fatalf("state unlock ID with WBSCTL_STATE: %d %s", res.Code, res.ErrOut)
 	}
 	if h, err := store.Holder(context.Background()); err != nil || h != nil {
