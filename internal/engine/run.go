@@ -121,8 +121,11 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		if in.Holder.ID == "" {
 			in.Holder = statestore.NewHolder("apply", "", time.Now())
 		}
+		// The reads before the first write end at the first signal.
+		reads, endReads := in.planContext(ctx)
+		defer endReads()
 		var err error
-		held, err = statestore.Acquire(ctx, in.planContext(ctx), in.State, statestore.Acquisition{Holder: in.Holder,
+		held, err = statestore.Acquire(ctx, reads, in.State, statestore.Acquisition{Holder: in.Holder,
 			Timeout: in.LockTimeout, BreakStaleAfter: in.BreakStaleAfter, Waiting: h.Waiting, StateArg: in.StateArg,
 			Every: in.renewEvery, Now: in.clock})
 		if err != nil {
@@ -143,14 +146,14 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		defer cancelStop(nil)
 		defer context.AfterFunc(writes, func() { cancelStop(context.Cause(writes)) })()
 		lockLost = held.Lost
-		if state, err = loadState(in.planContext(ctx), in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
+		if state, err = loadState(reads, in.State, c.BaseURL(), c.ClientID(), file.Records); err != nil && !in.Refresh {
 			return nil, in.interrupted(err, "while reading the state")
 		}
 		if in.Refresh {
 			// Made anew, it replaces the state the run found.
 			state = newState(c.BaseURL(), c.ClientID())
-			if state.version, err = storedVersion(ctx, in.State); err != nil {
-				return nil, err
+			if state.version, err = storedVersion(reads, in.State); err != nil {
+				return nil, in.interrupted(err, "while reading the state")
 			}
 		} else if state.trusted(held.Broken(), in.Holder, in.Saved == nil) {
 			opts.known, opts.stated = state.known, state.Elements
@@ -240,14 +243,17 @@ func (in Input) stopContext() context.Context {
 
 // planContext is ctx, ended by the first signal too, with its cause: the
 // reads before the first write (the lock, the state, the plan) stop at
-// once, as nothing was sent.
-func (in Input) planContext(ctx context.Context) context.Context {
+// once, as nothing was sent. end releases it.
+func (in Input) planContext(ctx context.Context) (_ context.Context, end func()) {
 	if in.Stop == nil {
-		return ctx
+		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	context.AfterFunc(in.Stop, func() { cancel(in.interruption()) })
-	return ctx
+	stop := context.AfterFunc(in.Stop, func() { cancel(in.interruption()) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+	}
 }
 
 // interrupted is err, named as the first signal's where one came, as

@@ -171,7 +171,7 @@ func (f *File) Unlock(ctx context.Context, id string, _ bool) error {
 	if h == nil || h.ID != id {
 		return fmt.Errorf("%w: %s is not locked as %s (a local state's lock ends with its process)", ErrNotLocked, f.path, id)
 	}
-	return fmt.Errorf("%s is locked by %s: a local state's lock ends with its process (pid %d on %s); end that process instead", f.path, h, h.PID, h.Host)
+	return fmt.Errorf("%s is locked by %s: a local state's lock ends with its process (pid %d on %s); end that process instead", f.path, h, h.PID, BucketText(h.Host))
 }
 
 func (f *File) Close() error { return nil }
