@@ -331,11 +331,7 @@ func TestPausedHolderSendsNothingPastItsTerm(t *testing.T) {
 	clock := func() time.Time { return time.Now().Add(time.Duration(paused.Load())) }
 	var before atomic.Int64 // elements made when the pause ended
 	var results atomic.Int64
-	s3test.Env(t)
-	store, err := statestore.Open(context.Background(), s3test.Start(t, "paused/state"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, store := bucketState(t)
 	out, err := Run(context.Background(), c, Input{File: &wbsfile.File{Records: records(200)},
 		State: store, renewEvery: time.Hour, clock: clock,
 		Plan: PlanOptions{Concurrency: 4}}, Hooks{OnResult: func(Result) {
@@ -380,12 +376,7 @@ func TestHungBucketEndsOnTheSecondSignal(t *testing.T) {
 	srv := wbstest.NewServer(wbstest.WithFaults(wbstest.FaultRule{Operation: wbstest.OpCreate, Kind: wbstest.FaultLatency, Latency: 2 * time.Millisecond}))
 	defer srv.Close()
 	c := testClient(t, srv)
-	s3test.Env(t)
-	bucket := s3test.StartServer(t)
-	store, err := statestore.Open(context.Background(), bucket.State("hung/state"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bucket, store := bucketState(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	stop, signal := context.WithCancelCause(context.Background())
@@ -458,18 +449,13 @@ func TestHungBucketEndsTheTake(t *testing.T) {
 	srv := wbstest.NewServer()
 	defer srv.Close()
 	c := testClient(t, srv)
-	s3test.Env(t)
-	bucket := s3test.StartServer(t)
-	store, err := statestore.Open(context.Background(), bucket.State("hung/state"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bucket, store := bucketState(t)
 	bucket.Stall()
 	// The test's own bound: a take with none would hang past it.
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err = Run(ctx, c, Input{File: &wbsfile.File{Records: records(3)}, State: store}, Hooks{})
+	_, err := Run(ctx, c, Input{File: &wbsfile.File{Records: records(3)}, State: store}, Hooks{})
 	if ctx.Err() != nil || !errors.Is(err, statestore.ErrTimeout) || !strings.Contains(err.Error(), "taking the lock") {
 		t.Fatalf("a take from a hung bucket, after %s: %v; want it bounded, naming the take", time.Since(start).Truncate(time.Second), err)
 	}
@@ -511,4 +497,17 @@ func TestStateHeadRoundTrips(t *testing.T) {
 	if !reflect.DeepEqual(back.stateHead, head) {
 		t.Fatalf("read back %+v, want %+v", back.stateHead, head)
 	}
+}
+
+// bucketState starts an S3 server in the test's process, and opens a
+// state on it.
+func bucketState(t *testing.T) (*s3test.Server, statestore.Store) {
+	t.Helper()
+	s3test.Env(t)
+	bucket := s3test.StartServer(t)
+	store, err := statestore.Open(context.Background(), bucket.State("test/state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bucket, store
 }
