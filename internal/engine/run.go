@@ -298,11 +298,8 @@ func (in Input) interruption() error {
 // platform. The first signal ends it at once: it only reads. A planning
 // error after the signal is the signal's, whichever came first.
 func (in Input) plan(ctx context.Context, c *sdk.Client, file *wbsfile.File, opts PlanOptions) (*Plan, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if in.Stop != nil {
-		defer context.AfterFunc(in.Stop, func() { cancel(in.interruption()) })()
-	}
+	ctx, end := in.planContext(ctx)
+	defer end()
 	var plan *Plan
 	var err error
 	if in.Saved != nil {

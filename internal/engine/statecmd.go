@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"time"
 
 	"github.com/wbsctl/wbsctl/internal/statestore"
 )
@@ -74,18 +73,11 @@ func CopyState(ctx context.Context, from, to statestore.Store, toArg string, hol
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", ErrStateUnusable, from, statestore.BucketText(err.Error()))
 	}
-	lease, err := to.Lock(ctx, holder, 0)
+	held, err := statestore.Acquire(ctx, ctx, to, statestore.Acquisition{Holder: holder, StateArg: toArg})
 	if err != nil {
-		return nil, statestore.LockRefusal(err, toArg)
+		return nil, err
 	}
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if rerr := lease.Release(rctx); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("releasing the lock of %s: %w; the lock %s is left: %s releases it", to, rerr, holder.ID,
-				statestore.UnlockCommand(holder.ID, toArg)))
-		}
-	}()
+	defer func() { err = errors.Join(err, held.Release(ctx)) }()
 	version, err := checkCopy(ctx, src, to, force)
 	if err != nil {
 		return nil, err
