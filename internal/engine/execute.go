@@ -20,6 +20,7 @@ const (
 	StatusFailed  Status = "failed"
 	StatusSkipped Status = "skipped" // not started: interrupted, or a prune held back
 	StatusInvalid Status = "invalid" // left out by --skip-invalid
+	StatusMoved   Status = "moved"   // no longer as a saved plan found it: the run sent nothing
 )
 
 // Result is what happened to one record (or one pruned element).

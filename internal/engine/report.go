@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 )
 
@@ -14,6 +15,11 @@ type Summary struct {
 	Failed  int                       `json:"failed"`
 	Skipped int                       `json:"skipped"`
 	Invalid int                       `json:"invalid"`
+	// Moved counts the elements a saved plan found otherwise than the
+	// platform now holds them; Refused says why a run sent nothing at
+	// all (a stale plan, exit 8), empty for a run that went ahead.
+	Moved   int    `json:"moved,omitempty"`
+	Refused string `json:"refused,omitempty"`
 	// Requests counts the HTTP attempts of the run, retries included.
 	Requests int64 `json:"requests,omitempty"`
 	// Reads, Writes and Tokens count the answers to reads (the plan's
@@ -52,6 +58,8 @@ func Summarize(results *Results, requests RequestCounts) Summary {
 			s.Skipped++
 		case StatusInvalid:
 			s.Invalid++
+		case StatusMoved:
+			s.Moved++
 		}
 	}
 	return s
@@ -69,4 +77,14 @@ func WriteReport(w io.Writer, results *Results, s Summary) error {
 	return enc.Encode(struct {
 		Summary Summary `json:"summary"`
 	}{s})
+}
+
+// RefusedResults are the results of a run refused before any write: one
+// per element a stale saved plan found moved (StaleError), or none.
+func RefusedResults(err error) *Results {
+	rs := newResults(&Plan{})
+	if stale := (*StaleError)(nil); errors.As(err, &stale) {
+		rs.added = append(rs.added, stale.Moved...)
+	}
+	return rs
 }

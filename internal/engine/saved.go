@@ -12,7 +12,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -423,7 +422,7 @@ func (sp *SavedPlan) checkState(st *stateFile) error {
 	if sp == nil || sp.State == nil || st == nil || st.Lineage != sp.State.Lineage || st.Applies <= sp.State.Applies {
 		return nil
 	}
-	return fmt.Errorf("%w: another apply wrote the state since (%d applies when it was made, now %d); nothing was sent, make the plan again",
+	return fmt.Errorf("%w: another apply wrote the state since (applies: %d when it was made, %d now); nothing was sent, make the plan again",
 		ErrPlanStale, sp.State.Applies, st.Applies)
 }
 
@@ -441,7 +440,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 		return nil, err
 	}
 	plan := &Plan{Changes: make([]Change, 0, len(sp.Steps))}
-	var moved []string
+	var moved []Result
 	var needLinks []int
 	stepOf := make([]int, 0, len(sp.Steps)) // by change, its step
 	for k, st := range sp.Steps {
@@ -451,31 +450,37 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 		trusted := st.LinksFromState && opts.stated.holds(st.Code, st.Before)
 		switch st.Action {
 		case ActionUnchanged:
-			if exists && sameFields(listed, st.Before) {
-				held := st.Before
-				if st.LinksFromState && !trusted {
-					// Links the plan took from a state that no longer
-					// says so, and not read: a state this run writes
-					// does not record them, and the next run reads them.
-					held = &State{Texts: st.Before.Texts, IsActive: st.Before.IsActive}
-				}
-				plan.Changes = append(plan.Changes, Change{Action: ActionUnchanged, Line: st.Line, Code: st.Code, before: held, after: held})
+			// The plan read it, and promised it as it read it: one that
+			// moved since is refused as a change is. Its links are not
+			// read again (that would cost a read per element); the
+			// state's verification reads them in later plans.
+			if why := movedSince(exists, listed, st.Before); why != "" {
+				moved = append(moved, movedStep(&st, why))
+				continue
 			}
+			held := st.Before
+			if st.LinksFromState && !trusted {
+				// Links the plan took from a state that no longer says
+				// so, and not read: a state this run writes does not
+				// record them, and the next run reads them.
+				held = &State{Texts: st.Before.Texts, IsActive: st.Before.IsActive}
+			}
+			plan.Changes = append(plan.Changes, Change{Action: ActionUnchanged, Line: st.Line, Code: st.Code, before: held, after: held})
 		case ActionCreate:
 			if exists {
-				moved = append(moved, st.Code+" (now exists)")
+				moved = append(moved, movedStep(&st, "now exists"))
 				continue
 			}
 			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: st.record})
 		case ActionDelete:
-			if !exists || !sameFields(listed, st.Before) {
-				moved = append(moved, st.Code+" (deleted or changed)")
+			if why := movedSince(exists, listed, st.Before); why != "" {
+				moved = append(moved, movedStep(&st, why))
 				continue
 			}
 			plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: st.Code, before: listed})
 		case ActionUpdate:
-			if !exists || !sameFields(listed, st.Before) {
-				moved = append(moved, st.Code+" (deleted or changed)")
+			if why := movedSince(exists, listed, st.Before); why != "" {
+				moved = append(moved, movedStep(&st, why))
 				continue
 			}
 			if trusted {
@@ -511,17 +516,55 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				linksMoved := ch.Action == ActionUpdate && st.Before.BusinessOrganizations != nil && !ch.trusted &&
 					(ch.before.BusinessOrganizations == nil || !sameLinks(ch.before.BusinessOrganizations, st.Before.BusinessOrganizations))
 				if linksMoved || ch.Action != st.Action || ch.Fields != st.Fields {
-					moved = append(moved, ch.Code+" (its links changed)")
+					moved = append(moved, movedStep(&st, "its links changed"))
 				}
 			}
 		}
 	}
 	if len(moved) > 0 {
-		sort.Strings(moved)
-		return nil, fmt.Errorf("%w: %d elements moved: %s; nothing was sent, make the plan again", ErrPlanStale, len(moved), firstOf(moved, maxNamed))
+		slices.SortFunc(moved, func(a, b Result) int { return strings.Compare(a.Code, b.Code) })
+		return nil, &StaleError{Moved: moved}
 	}
 	return plan, nil
 }
+
+// StaleError is a saved plan refused because elements it read moved
+// since it was made: Moved holds one result per such element, in code
+// order, its Detail saying how it moved. It matches ErrPlanStale.
+type StaleError struct {
+	Moved []Result
+}
+
+// movedSince says how an element the plan found as before moved since,
+// as the list shows it now: "" when it did not.
+func movedSince(exists bool, listed, before *State) string {
+	switch {
+	case !exists:
+		return "deleted since"
+	case !sameFields(listed, before):
+		return "changed since"
+	}
+	return ""
+}
+
+// movedStep is the result of step st, moved as why says.
+func movedStep(st *SavedStep, why string) Result {
+	return Result{Line: int(st.Line), Code: st.Code, Action: st.Action, Status: StatusMoved, Detail: why}
+}
+
+func (e *StaleError) Error() string {
+	named := make([]string, len(e.Moved))
+	for i, r := range e.Moved {
+		named[i] = fmt.Sprintf("%s (%s)", r.Code, r.Detail)
+	}
+	count := fmt.Sprintf("%d elements", len(e.Moved))
+	if len(e.Moved) == 1 {
+		count = "1 element"
+	}
+	return fmt.Sprintf("%v: %s moved: %s; nothing was sent, make the plan again", ErrPlanStale, count, firstOf(named, maxNamed))
+}
+
+func (e *StaleError) Is(target error) bool { return target == ErrPlanStale }
 
 // maxNamed is how many elements an error names before it counts the rest.
 const maxNamed = 10

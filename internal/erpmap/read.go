@@ -3,6 +3,7 @@ package erpmap
 import (
 	"errors"
 	"fmt"
+	"github.com/wbsctl/wbsctl/internal/output"
 	"maps"
 	"slices"
 	"strconv"
@@ -49,15 +50,8 @@ type Counts struct {
 // String is the counts as a line of stderr: "read 12 rows: 2 filtered
 // by where, 9 mapped to 8 elements, 1 invalid".
 func (c Counts) String() string {
-	return fmt.Sprintf("read %d %s: %d filtered by where, %d mapped to %d %s, %d invalid",
-		c.Rows, plural(c.Rows, "row", "rows"), c.Filtered, c.Mapped, c.Elements, plural(c.Elements, "element", "elements"), c.Invalid)
-}
-
-func plural(n int, one, more string) string {
-	if n == 1 {
-		return one
-	}
-	return more
+	return fmt.Sprintf("read %s: %d filtered by where, %d mapped to %s, %d invalid",
+		output.Count(c.Rows, "row"), c.Filtered, c.Mapped, output.Count(c.Elements, "element"), c.Invalid)
 }
 
 // maxProblems bounds the problems kept, as wbsfile does.

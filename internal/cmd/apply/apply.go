@@ -77,6 +77,10 @@ type Options struct {
 	// Annotate prints each problem of the file as a GitHub Actions
 	// workflow command too, on the file's own line (GITHUB_ACTIONS=true).
 	Annotate bool
+	// CI is the CI service the run is a job of, for the next step a
+	// refusal names: "github" (GITHUB_ACTIONS=true), "gitlab"
+	// (GITLAB_CI=true) or "".
+	CI string
 
 	// Sheet, Delimiter and Encoding say how to read the file where its
 	// bytes do not.
@@ -168,6 +172,7 @@ place; the folder is left as it is.`,
 				opts.StepSummary = f.Getenv("GITHUB_STEP_SUMMARY")
 			}
 			opts.Annotate = f.Getenv("GITHUB_ACTIONS") == "true"
+			opts.CI = ciService(f.Getenv)
 			opts.JobURL = cmdutil.JobURL(f.Getenv)
 			run := cmdutil.Pick(runF, runApply)
 			stop, ctx, release := cmdutil.SignalContexts(cmd.Context())
@@ -425,7 +430,7 @@ func (o *Options) runError(ran *engine.Outcome, err error) (lockLost, _ error) {
 		return nil, &cmdutil.UsageError{Err: err}
 	case errors.Is(err, engine.ErrPlanStale):
 		reportStale(o, err)
-		return nil, &cmdutil.PlanStaleError{Err: err}
+		return nil, errors.Join(&cmdutil.PlanStaleError{Err: err}, o.writeRefusedReport(err))
 	case errors.Is(err, sdk.ErrListTooLong):
 		return nil, fmt.Errorf("%w (raise --max-pages, now %d, if the list really is this long); nothing was sent", err, o.MaxPages)
 	case errors.Is(err, engine.ErrLockLost) && ran != nil && ran.Results != nil:
@@ -480,7 +485,7 @@ func (o *Options) finish(ctx context.Context, ran *engine.Outcome, start time.Ti
 	switch {
 	case lockLost != nil:
 		report(o, "wbsctl apply: the state's lock was lost (exit 1)", lockLost.Error(),
-			"The changes above were made; the others were not started. Find the run that took the lock (wbsctl state show), let it end, and run again.")
+			"The changes above were made; the others were not started. Find the run that took the lock (wbsctl state show), let it end, then "+o.planAgain())
 		return lockLost
 	case sum.Interrupted:
 		return fmt.Errorf("%w: run the same command again to finish", o.interrupted())
@@ -494,13 +499,33 @@ func (o *Options) finish(ctx context.Context, ran *engine.Outcome, start time.Ti
 	return nil
 }
 
+// writeRefusedReport writes the report of a run that err refused before
+// any write (exit 8): the elements that moved, and why nothing was sent.
+// Every outcome writes its report, so that a pipeline's artifact is there
+// to read.
+func (o *Options) writeRefusedReport(err error) error {
+	if o.Report == "" {
+		return nil
+	}
+	results := engine.RefusedResults(err)
+	sum := engine.Summarize(results, o.requestCounts())
+	sum.Refused = err.Error()
+	if err := writeReport(o.Report, results, sum); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// requestCounts are the requests the run's client has counted.
+func (o *Options) requestCounts() engine.RequestCounts {
+	n := o.Requests()
+	return engine.RequestCounts{Sent: n.Sent, Throttled: n.Throttled, Reads: n.Reads, Writes: n.Writes, Tokens: n.Tokens}
+}
+
 // summarize counts a run's results and requests, and whether a signal
 // left work undone.
 func (o *Options) summarize(ctx context.Context, ran *engine.Outcome) engine.Summary {
-	n := o.Requests()
-	sum := engine.Summarize(ran.Results, engine.RequestCounts{
-		Sent: n.Sent, Throttled: n.Throttled, Reads: n.Reads, Writes: n.Writes, Tokens: n.Tokens,
-	})
+	sum := engine.Summarize(ran.Results, o.requestCounts())
 	// Work is left when a change did not start (a prune held back for
 	// confirmation is not left work) or the second signal cut requests
 	// short; an interruption after the last change leaves none.
@@ -769,7 +794,9 @@ func readSavedPlan(o *Options, c *sdk.Client) (*engine.SavedPlan, error) {
 		if !o.DryRun {
 			err = fmt.Errorf("--plan %s: %w; nothing was sent", output.Escape(o.Plan), err)
 			if errors.Is(err, engine.ErrSourceChanged) {
-				return nil, &cmdutil.PlanStaleError{Err: fmt.Errorf("%w: make the plan again", err)}
+				err = fmt.Errorf("%w: make the plan again", err)
+				reportStale(o, err)
+				return nil, errors.Join(&cmdutil.PlanStaleError{Err: err}, o.writeRefusedReport(err))
 			}
 			return nil, &cmdutil.UsageError{Err: err}
 		}
@@ -885,9 +912,9 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 
 func confirm(o *Options, n int) (bool, error) {
 	if !o.IO.CanPrompt() {
-		return false, &cmdutil.UsageError{Err: fmt.Errorf("--prune would delete %d elements: confirm with --yes (no terminal to ask on)", n)}
+		return false, &cmdutil.UsageError{Err: fmt.Errorf("--prune would delete %s: confirm with --yes (no terminal to ask on)", output.Count(n, "element"))}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "Delete %d elements the file does not name? [y/N] ", n)
+	fmt.Fprintf(o.IO.ErrOut, "Delete %s the file does not name? [y/N] ", output.Count(n, "element"))
 	line, _ := bufio.NewReader(o.IO.In).ReadString('\n')
 	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes"), nil
 }

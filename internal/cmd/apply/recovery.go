@@ -15,8 +15,33 @@ import (
 // reportStale tells of a saved plan refused because the platform moved
 // (exit 8).
 func reportStale(o *Options, err error) {
-	next := "Nothing was sent. Make the plan again (run the pipeline again from its plan job), review it, and apply that plan."
+	next := "Nothing was sent. Make the plan again, review it, and apply that plan: " + o.planAgain()
 	report(o, "wbsctl apply: the plan is stale (exit 8)", output.Escape(err.Error()), next)
+}
+
+// ciService names the CI service whose job the run is, as its
+// environment (getenv) says: "github", "gitlab" or "".
+func ciService(getenv func(string) string) string {
+	switch {
+	case getenv("GITHUB_ACTIONS") == "true":
+		return "github"
+	case getenv("GITLAB_CI") == "true":
+		return "gitlab"
+	}
+	return ""
+}
+
+// planAgain is how a plan is made anew from the newest commit on the CI
+// service of the run: never a re-run of this job's pipeline, which plans
+// (or carries out) what an older commit said.
+func (o *Options) planAgain() string {
+	switch o.CI {
+	case "github":
+		return `start the workflow with "Run workflow" on the default branch and the plan run id left empty (re-running this run would carry out the same plan).`
+	case "gitlab":
+		return "run a new pipeline for the default branch (Build > Pipelines > Run pipeline), not a retry of this one: a retried job plans its own, older commit."
+	}
+	return "run the plan from the newest file again (wbsctl apply -f FILE --dry-run --out PLAN) and carry out that plan."
 }
 
 // reportFailed tells of a run where some changes failed (exit 6).
@@ -33,11 +58,16 @@ func reportInvalid(o *Options, invalid, total int) {
 }
 
 // report writes what happened and the next step to the job summary and,
-// on GitHub Actions, as an error annotation of the run. A summary that
+// on GitHub Actions, as an error annotation of the run; elsewhere the
+// next step is written on stderr. A summary that
 // cannot be written is told on stderr: the run's own error stands.
 func report(o *Options, title, what, next string) {
 	if o.Annotate {
 		fmt.Fprintf(o.IO.ErrOut, "::error title=%s::%s%s\n", escapeProperty(title), escapeData(what+". "), escapeData(next))
+	} else {
+		// A GitLab job's log, or a terminal: the next step after the
+		// error, where the error is read.
+		fmt.Fprintf(o.IO.ErrOut, "next: %s\n", next)
 	}
 	err := appendStepSummary(o, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "### %s\n\n%s\n\n**Next:** %s\n\n", title, mdCode(what), next)

@@ -300,3 +300,31 @@ func TestSavedPlanLeavesLinksItDidNotReadOutOfANewState(t *testing.T) {
 		t.Fatalf("T-1 holds %v: the new state trusted links nobody read", el.BusinessOrganizations)
 	}
 }
+
+// A stale plan's next step is a plan of the newest commit, said the way
+// each CI makes one: never a re-run of the job that was refused, which
+// carries out (GitHub) or plans (GitLab) what an older commit said.
+func TestStalePlanNamesTheNextStepOfEachCI(t *testing.T) {
+	for ci, want := range map[string]struct {
+		env       map[string]string
+		says, not string
+	}{
+		"github": {map[string]string{"GITHUB_ACTIONS": "true"}, `::error title=wbsctl apply%3A the plan is stale (exit 8)::`, "next:"},
+		"gitlab": {map[string]string{"GITLAB_CI": "true"}, "next: Nothing was sent. Make the plan again, review it, and apply that plan: run a new pipeline for the default branch", "::error"},
+		"none":   {nil, "next: Nothing was sent. Make the plan again, review it, and apply that plan: run the plan from the newest file again", "::error"},
+	} {
+		t.Run(ci, func(t *testing.T) {
+			srv, plan := savePlan(t)
+			el, _ := srv.Element("A-1")
+			el.Description = new("hand change")
+			srv.Put(el)
+			res := cmdtest.Run{Env: want.env}.Do(t, srv, "apply", "--plan", plan, "--rate", "0")
+			if res.Code != cmdutil.ExitPlanStale || !strings.Contains(res.ErrOut, want.says) || strings.Contains(res.ErrOut, want.not) {
+				t.Fatalf("exit %d: %s\nwant it to say %q", res.Code, res.ErrOut, want.says)
+			}
+			if ci == "github" && !strings.Contains(res.ErrOut, "Run workflow") {
+				t.Fatalf("the annotation does not name Run workflow: %s", res.ErrOut)
+			}
+		})
+	}
+}

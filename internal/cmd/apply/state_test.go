@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -352,34 +350,67 @@ func TestEveryRunFillsTheState(t *testing.T) {
 	}
 }
 
-// A saved plan records in the state only what the list still shows as
-// the plan read it: an element the plan found unchanged and that changed
-// outside since has no entry, so the next plan reads its links.
-func TestSavedPlanRecordsOnlyWhatStillHolds(t *testing.T) {
-	srv := wbstest.Start(t)
-	dir := t.TempDir()
-	file := linkedFile(t, dir, 5, 0)
-	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0"); code != 0 {
-		t.Fatalf("load: %d %s", code, errOut)
-	}
-	saved, state := filepath.Join(dir, "wbs.plan"), filepath.Join(dir, "state.json")
-	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", saved, "--rate", "0"); code != 0 {
-		t.Fatalf("plan: %d %s", code, errOut)
-	}
-	el, _ := srv.Element("S-00002")
-	el.Description = new("changed outside")
-	el.BusinessOrganizations = el.BusinessOrganizations[:1]
-	srv.Put(el)
-	if code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0"); code != 0 {
-		t.Fatalf("apply --plan: %d %s", code, errOut)
-	}
-	var written struct{ Elements map[string]json.RawMessage }
-	text, _ := os.ReadFile(state)
-	if err := json.Unmarshal(text, &written); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := written.Elements["S-00002"]; ok || len(written.Elements) != 4 {
-		t.Fatalf("the state holds %d elements, S-00002 among them: %v; want the 4 that held", len(written.Elements), slices.Collect(maps.Keys(written.Elements)))
+// A saved plan promises every element it read as it read it, unchanged
+// ones too: an element the plan found unchanged and that someone changed
+// by hand since refuses the apply with exit 8 before any write, names
+// the element, writes the report, and leaves the state as it was.
+func TestSavedPlanRefusesAHandChangeToAnUnchangedElement(t *testing.T) {
+	for name, move := range map[string]func(*wbstest.Server){
+		"description": func(srv *wbstest.Server) {
+			el, _ := srv.Element("S-00002")
+			el.Description = new("hand change")
+			srv.Put(el)
+		},
+		"deleted": func(srv *wbstest.Server) {
+			if code, _, errOut := run(t, srv, "", "element", "delete", "S-00002"); code != 0 {
+				t.Fatalf("delete: %d %s", code, errOut)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := wbstest.Start(t)
+			dir := t.TempDir()
+			file := linkedFile(t, dir, 5, 0)
+			state := filepath.Join(dir, "state.json")
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+				t.Fatalf("load: %d %s", code, errOut)
+			}
+			// One update to S-00004; S-00002 is planned unchanged.
+			text, _ := os.ReadFile(file)
+			changed := filepath.Join(dir, "changed.csv")
+			os.WriteFile(changed, []byte(strings.Replace(string(text), "S-00004,element 4,", "S-00004,element 4 renamed,", 1)), 0o600)
+			saved := filepath.Join(dir, "wbs.plan")
+			if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--dry-run", "--out", saved, "--rate", "0"); code != 0 {
+				t.Fatalf("plan: %d %s", code, errOut)
+			}
+			before, _ := os.ReadFile(state)
+			move(srv)
+			srv.ResetStats()
+			report := filepath.Join(dir, "report.ndjson")
+			code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--report", report, "--rate", "0")
+			if code != cmdutil.ExitPlanStale || writes(srv) != 0 || !strings.Contains(errOut, "1 element moved: S-00002") {
+				t.Fatalf("apply --plan after a hand change: exit %d (want %d), %d writes: %s", code, cmdutil.ExitPlanStale, writes(srv), errOut)
+			}
+			if after, _ := os.ReadFile(state); string(after) != string(before) {
+				t.Fatalf("a refused plan wrote the state")
+			}
+			text, _ = os.ReadFile(report)
+			lines := strings.Split(strings.TrimSpace(string(text)), "\n")
+			var moved struct {
+				Code   string `json:"wbsElementCode"`
+				Status string
+			}
+			var summary struct {
+				Summary struct {
+					Moved   int
+					Refused string
+				}
+			}
+			if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &moved) != nil || json.Unmarshal([]byte(lines[1]), &summary) != nil ||
+				moved.Code != "S-00002" || moved.Status != "moved" || summary.Summary.Moved != 1 || !strings.Contains(summary.Summary.Refused, "S-00002") {
+				t.Fatalf("the report of a refused plan:\n%s", strings.Join(lines, "\n"))
+			}
+		})
 	}
 }
 

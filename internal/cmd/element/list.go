@@ -214,7 +214,7 @@ func (o *ListOptions) addPage(ctx context.Context, c *sdk.Client, lo *sdk.ListOp
 func (o *ListOptions) sayMore(page *sdk.Page[sdk.WBSElement], shown int) {
 	// On a pipe too: a script that forgot --all would otherwise
 	// read one page as the whole list.
-	what := fmt.Sprintf("%d elements", len(page.Data))
+	what := output.Count(len(page.Data), "element")
 	if o.filtered() {
 		what = fmt.Sprintf("%d of its %d elements match", shown, len(page.Data))
 	}

@@ -153,7 +153,7 @@ func runExport(ctx context.Context, o *ExportOptions) error {
 		err = ferr
 	}
 	if err != nil && n > 0 {
-		return fmt.Errorf("export stopped after %d elements, the last written %q: %w", n, last, err)
+		return fmt.Errorf("export stopped after %s, the last written %q: %w", output.Count(n, "element"), last, err)
 	}
 	if err != nil {
 		return fmt.Errorf("export stopped before the first element: %w", err)
@@ -292,7 +292,7 @@ func (mw *mapWriter) notes(w io.Writer) {
 	if len(mw.unwritten) > 0 {
 		counts := make([]string, 0, len(mw.unwritten))
 		for _, t := range slices.Sorted(maps.Keys(mw.unwritten)) {
-			counts = append(counts, fmt.Sprintf("%s (%d elements)", output.Escape(t), mw.unwritten[t]))
+			counts = append(counts, fmt.Sprintf("%s (%s)", output.Escape(t), output.Count(mw.unwritten[t], "element")))
 		}
 		fmt.Fprintf(w, "note: the links of types %s does not name were left out: %s; apply --map leaves them alone\n", output.Escape(mw.m.Name()), strings.Join(counts, ", "))
 	}

@@ -40,7 +40,7 @@ func TestExportThroughAMapReadsBack(t *testing.T) {
 			srv.Put(first)
 
 			exp := cli.Do(t, srv, "export", "--map", erpExample(tt.wbsmap), "--format", tt.format)
-			if exp.Code != 0 || !strings.Contains(exp.ErrOut, "branch (1 elements)") || !strings.Contains(exp.ErrOut, "where is not applied") {
+			if exp.Code != 0 || !strings.Contains(exp.ErrOut, "branch (1 element)") || !strings.Contains(exp.ErrOut, "where is not applied") {
 				t.Fatalf("export --map: exit %d: %s", exp.Code, exp.ErrOut)
 			}
 			path := cmdtest.WriteFile(t, t.TempDir(), tt.file, exp.Out)

@@ -255,8 +255,8 @@ func runMove(ctx context.Context, o *MoveOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(o.IO.ErrOut, "copied the state of %s (lineage %s, serial %d, %d elements) to %s\n",
-		output.Escape(moved.BaseURL), output.Escape(moved.Lineage), moved.Serial, moved.Elements, output.Escape(to.String()))
+	_, err = fmt.Fprintf(o.IO.ErrOut, "copied the state of %s (lineage %s, serial %d, %s) to %s\n",
+		output.Escape(moved.BaseURL), output.Escape(moved.Lineage), moved.Serial, output.Count(moved.Elements, "element"), output.Escape(to.String()))
 	return err
 }
 
