@@ -11,6 +11,9 @@ type PlanDocument struct {
 	FormatVersion int            `json:"formatVersion" yaml:"formatVersion"`
 	Changes       []Step         `json:"changes" yaml:"changes"`
 	Summary       map[Action]int `json:"summary" yaml:"summary"`
+	// LinksVerified is how far a plan with a state checked the links it
+	// holds (Plan.Verification); absent without a state.
+	LinksVerified *Verification `json:"linksVerified,omitempty" yaml:"linksVerified,omitempty"`
 }
 
 // DocumentHead is the plan's document with no changes, for a writer that
@@ -18,7 +21,7 @@ type PlanDocument struct {
 // of a large plan is not held whole. The changes are every one but the
 // unchanged (unless shown), each with its before and after.
 func (p *Plan) DocumentHead() PlanDocument {
-	return PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Step{}, Summary: p.Summary()}
+	return PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Step{}, Summary: p.Summary(), LinksVerified: p.Verification}
 }
 
 // Shown yields the changes of the plan's document one by one, each with

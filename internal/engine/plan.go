@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wbsctl/wbsctl/internal/codeindex"
 	"github.com/wbsctl/wbsctl/internal/links"
@@ -71,6 +72,10 @@ type Change struct {
 	// trusted says the links of before are a state's, trusted as the
 	// element's, not read (PlanOptions.known).
 	trusted bool
+	// verified is when the links the change holds were last read from
+	// the platform or written to it: now for those read by the plan, the
+	// state's for those trusted, zero where unknown.
+	verified Stamp
 	// LinkChanges are the links an update adds and removes; nil when it
 	// changes none. Added and Removed read them.
 	*LinkChanges
@@ -257,6 +262,10 @@ type State struct {
 	wbsfile.Texts         `json:",inline"`
 	IsActive              bool                       `json:"isActive"`
 	BusinessOrganizations []sdk.BusinessOrganization `json:"businessOrganizations"`
+	// LinksVerified is when the links were last read from the platform
+	// or written to it, as a state file records it; zero where it does
+	// not. A plan holds it in the change (Change.verified), not here.
+	LinksVerified Stamp `json:"linksVerified,omitzero"`
 }
 
 // recordState is what the platform holds once r is applied over before
@@ -352,6 +361,9 @@ func diffStates(before, after *State) (fields FieldSet, add, remove []sdk.Busine
 // Plan is the list of changes that converge the platform to a file.
 type Plan struct {
 	Changes []Change `json:"changes"`
+	// Verification is how far the plan checked the links it holds: nil
+	// for a saved plan's.
+	Verification *Verification `json:"-"`
 
 	// state is the state a dry run left, which its saved form names;
 	// prune is whether the plan was made with --prune.
@@ -404,6 +416,16 @@ type PlanOptions struct {
 	// links an update keeps; Run gives it from Input.Prune. Nil deletes
 	// nothing and keeps no link a record leaves out.
 	prune *Prune
+	// clock is the time links are read at; nil is the wall's.
+	clock func() time.Time
+}
+
+// now is the time of a read of links.
+func (o PlanOptions) now() Stamp {
+	if o.clock == nil {
+		return StampOf(time.Now())
+	}
+	return StampOf(o.clock())
 }
 
 func (o PlanOptions) withDefaults() PlanOptions {
@@ -441,7 +463,9 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 			listed, trusted = known, true // its links are trusted, not read
 		}
 		plan.Changes[i] = diffElement(r, listed)
-		plan.Changes[i].trusted = trusted
+		if trusted {
+			plan.Changes[i].trusted, plan.Changes[i].verified = true, opts.known.verified[i]
+		}
 		plan.Changes[i].dropRecordState()
 	})
 	if err != nil {
@@ -451,7 +475,8 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 	for i := range plan.Changes {
 		switch r, ch := &records[i], &plan.Changes[i]; {
 		case ch.Action == 0: // not listed
-			*ch = Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r}
+			// Its links, once made, are the record's: verified as made.
+			*ch = Change{Action: ActionCreate, Line: r.Line, Code: r.Code, record: r, verified: opts.now()}
 		case r.OrganizationsSet && ch.before != nil && ch.before.BusinessOrganizations == nil:
 			needLinks = append(needLinks, i)
 		}
@@ -459,6 +484,7 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 	if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
 		return nil, err
 	}
+	plan.Verification = verification(plan.Changes, len(needLinks), opts.known.rechecks())
 	// An element whose links, once read, are as its record states them
 	// holds one state, not two equal ones, or none.
 	for _, i := range needLinks {
@@ -573,6 +599,7 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 		if ch.before.BusinessOrganizations == nil {
 			ch.before.BusinessOrganizations = []sdk.BusinessOrganization{}
 		}
+		ch.verified = opts.now()
 	})
 	return first
 }

@@ -23,6 +23,9 @@ type Input struct {
 	// anew instead of trusting it.
 	State   statestore.Store
 	Refresh bool
+	// VerifyBudget is how many of the state's trusted entries a plan of
+	// the file reads again, those verified longest ago first.
+	VerifyBudget VerifyBudget
 	Plan    PlanOptions
 	// DryRun ends the run with its plan.
 	DryRun bool
@@ -157,6 +160,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			}
 		} else if state.trusted(held.Broken(), in.Holder, in.Saved == nil) {
 			opts.known, opts.stated = state.known, state.Elements
+			opts.known.recheck(in.VerifyBudget)
 		}
 		state.held = held
 		if err := in.Saved.checkState(state.stateFile); err != nil {
@@ -166,6 +170,9 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	plan, err := in.plan(ctx, c, file, opts)
 	if err != nil {
 		return nil, err
+	}
+	if state == nil {
+		plan.Verification = nil // nothing trusted: every link the plan holds was read
 	}
 	out := &Outcome{Plan: plan, prune: opts.prune}
 	if err := opts.prune.planned(plan); err != nil {

@@ -167,11 +167,17 @@ type knownStates struct {
 	given    []bool // by record: the state has an entry
 	asRecord []bool // by record: the entry is the record's state
 	other    map[int]*State
+	verified []Stamp // by record: when the entry's links were verified
+	// distrusted are the entries recheck chose to read again, by
+	// record (nil: none); rechecked counts them.
+	distrusted []bool
+	rechecked  int
 }
 
 func newKnownStates(records []wbsfile.Record) *knownStates {
 	return &knownStates{records: records, byCode: codeindex.New(len(records), func(i int) string { return records[i].Code }),
-		given: make([]bool, len(records)), asRecord: make([]bool, len(records)), other: map[int]*State{}}
+		given: make([]bool, len(records)), asRecord: make([]bool, len(records)), other: map[int]*State{},
+		verified: make([]Stamp, len(records))}
 }
 
 // find returns the index of the record of code.
@@ -185,6 +191,8 @@ func (k *knownStates) find(code string) (int, bool) {
 // add holds el, the state's entry of record i, as far as it spares a read.
 func (k *knownStates) add(i int, el *State) {
 	k.given[i] = true
+	// Held by the record, not the state: a plan's changes carry it.
+	k.verified[i], el.LinksVerified = el.LinksVerified, 0
 	switch r := &k.records[i]; {
 	case !r.OrganizationsSet || el.BusinessOrganizations == nil || !sameLinks(el.BusinessOrganizations, r.Organizations):
 		// Its links are not the record's: they spare no read.
@@ -199,7 +207,7 @@ func (k *knownStates) add(i int, el *State) {
 // the record; nil where the state has none or other links.
 func (k *knownStates) entry(i int) *State {
 	switch {
-	case k == nil:
+	case k == nil || k.distrusted != nil && k.distrusted[i]:
 		return nil
 	case k.asRecord[i]:
 		return recordState(&k.records[i], nil)
@@ -243,7 +251,7 @@ func (s *runState) entries() iter.Seq2[string, *State] {
 					return
 				}
 			}
-			if el := s.entryFor(int(i), &scratch); el != nil && !yield(ch.Code, el) {
+			if el := stamped(s.entryFor(int(i), &scratch), ch.verified, &scratch); el != nil && !yield(ch.Code, el) {
 				return
 			}
 		}
@@ -253,6 +261,19 @@ func (s *runState) entries() iter.Seq2[string, *State] {
 			}
 		}
 	}
+}
+
+// stamped is el with its links' verification time, made in scratch
+// where el is the plan's own.
+func stamped(el *State, verified Stamp, scratch *State) *State {
+	if el == nil || el.BusinessOrganizations == nil {
+		return el
+	}
+	if el != scratch {
+		*scratch = *el
+	}
+	scratch.LinksVerified = verified
+	return scratch
 }
 
 // entryFor is the entry the state holds for the plan's change i, or nil

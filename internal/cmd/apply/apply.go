@@ -51,6 +51,9 @@ type Options struct {
 	MaxPages    int
 	State       string
 	Refresh     bool
+	// VerifyBudget is --verify-budget, read by check into verifyBudget.
+	VerifyBudget string
+	verifyBudget engine.VerifyBudget
 	// LockTimeout is how long to wait for another run's lock of the
 	// state; BreakStaleAfter breaks a shared state's lock not renewed
 	// for that long.
@@ -203,6 +206,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Plan, "plan", "", "carry out the saved plan of this `FILE` exactly, after checking the platform still holds what it found")
 	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE` or s3://BUCKET/KEY (also WBSCTL_STATE), and read an element's links only where the file's differ from it")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
+	fl.StringVar(&opts.VerifyBudget, "verify-budget", "", "with --state: how many trusted elements a plan reads the links of again, those verified longest ago first, as a count or a share (`N|P%`; 0 trusts the state; default 5%, at most 1000)")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", 0, "with --state: wait up to this long for another run's lock of the state (default: fail at once, naming its holder)")
 	fl.DurationVar(&opts.BreakStaleAfter, "break-stale-after", 0, "with an s3:// --state: take a lock the bucket has not seen renewed for this long, by the bucket's clock (a run renews it every 20s; at least 1m30s; default: never)")
 	fl.IntVar(&opts.MaxPages, "max-pages", cmdutil.DefaultMaxPages, "stop reading a list after this many pages, as a guard against a list that never ends")
@@ -361,7 +365,7 @@ func (o *Options) readInput() (input, error) {
 // opened (the caller closes it) and the saved plan read.
 func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (engine.Input, error) {
 	in := engine.Input{
-		File: from.file, Refresh: o.Refresh, DryRun: o.DryRun,
+		File: from.file, Refresh: o.Refresh, DryRun: o.DryRun, VerifyBudget: o.verifyBudget,
 		Plan:            engine.PlanOptions{Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
 		Prune:           o.prune(),
 		Stop:            o.Stop,
@@ -567,6 +571,12 @@ func (o *Options) operation() string {
 // check refuses combinations of flags that cannot work.
 func (o *Options) check() error {
 	usage := func(msg string) error { return &cmdutil.UsageError{Err: errors.New(msg)} }
+	if o.VerifyBudget != "" {
+		var err error
+		if o.verifyBudget, err = engine.ParseVerifyBudget(o.VerifyBudget); err != nil {
+			return &cmdutil.UsageError{Err: err}
+		}
+	}
 	switch {
 	case o.File == "" && o.Plan == "":
 		return usage("-f FILE, or --plan PLAN, is required")
@@ -592,6 +602,10 @@ func (o *Options) check() error {
 		return usage("--max-pages must be at least 1")
 	case o.Refresh && o.State == "":
 		return usage("--refresh rebuilds the state of --state: give both")
+	case o.VerifyBudget != "" && o.State == "":
+		return usage("--verify-budget reads again the links --state trusts: give both")
+	case o.VerifyBudget != "" && o.Refresh:
+		return usage("--refresh reads every link: --verify-budget has nothing to choose")
 	case o.LockTimeout != 0 && o.State == "":
 		return usage("--lock-timeout waits for the lock of --state: give both")
 	case o.LockTimeout < 0 || o.BreakStaleAfter < 0:
@@ -907,6 +921,9 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 	}
 	fmt.Fprintf(o.IO.ErrOut, "plan: %d to create, %d to update, %d unchanged, %d to delete\n",
 		plan.Counts()[engine.ActionCreate], plan.Counts()[engine.ActionUpdate], plan.Counts()[engine.ActionUnchanged], plan.Counts()[engine.ActionDelete])
+	if v := plan.Verification; v != nil {
+		fmt.Fprintln(o.IO.ErrOut, v.String(time.Now()))
+	}
 	return nil
 }
 

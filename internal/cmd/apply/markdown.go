@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/wbsctl/wbsctl/internal/engine"
@@ -191,14 +192,16 @@ func writePlanMarkdown(w io.Writer, plan *engine.Plan, showUnchanged bool) error
 	err := markdownTable(w, planTitle(counts), []string{"Action", "Code", "Line", "Changes"}, rows, func(n int, actions string) string {
 		return fmt.Sprintf("_…and %d more changes, left out to keep this page short (%s): `wbsctl apply --dry-run -o json` or a saved plan holds them all._", n, actions)
 	})
-	if err != nil || !plan.Pending() {
-		if err == nil && !plan.Pending() {
-			_, err = fmt.Fprintln(w, "No changes: the platform holds what the file says.")
-		}
+	if err != nil {
 		return err
 	}
-	if n := counts[engine.ActionUnchanged]; n > 0 && !showUnchanged {
+	if !plan.Pending() {
+		_, err = fmt.Fprintln(w, "No changes: the platform holds what the file says.")
+	} else if n := counts[engine.ActionUnchanged]; n > 0 && !showUnchanged {
 		_, err = fmt.Fprintf(w, "\n%d unchanged, not listed.\n", n)
+	}
+	if v := plan.Verification; v != nil && err == nil {
+		_, err = fmt.Fprintf(w, "\n_%s._\n", v.String(time.Now()))
 	}
 	return err
 }

@@ -33,7 +33,7 @@ func TestStateInABucket(t *testing.T) {
 	// the URL from the environment.
 	srv.ResetStats()
 	fresh := cmdtest.Run{Env: map[string]string{"WBSCTL_STATE": url}}.Do(t, srv, "apply", "-f", file, "--dry-run", "--detailed-exitcode", "--rate", "0")
-	if fresh.Code != 0 || requests(srv) > (n+99)/100+2 {
+	if fresh.Code != 0 || requests(srv) > (n+99)/100+2+(n+19)/20 {
 		t.Fatalf("a fresh runner's plan: exit %d, %d requests: %s", fresh.Code, requests(srv), fresh.ErrOut)
 	}
 
@@ -76,7 +76,7 @@ func TestStateInABucket(t *testing.T) {
 		t.Fatalf("after unlock: exit %d, %d requests, want every element's links read: %s", code, requests(srv), errOut)
 	}
 	srv.ResetStats()
-	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", url, "--rate", "0"); code != 0 || requests(srv) > (n+99)/100+2 {
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", url, "--rate", "0"); code != 0 || requests(srv) > (n+99)/100+2+(n+19)/20 {
 		t.Fatalf("the run after: exit %d, %d requests: %s", code, requests(srv), errOut)
 	}
 
@@ -106,7 +106,7 @@ func TestStateInABucket(t *testing.T) {
 		t.Fatalf("state show after a break:\n%s%s", show.Out, show.ErrOut)
 	}
 	srv.ResetStats()
-	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", url, "--rate", "0"); code != 0 || requests(srv) > (n+99)/100+2 {
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", url, "--rate", "0"); code != 0 || requests(srv) > (n+99)/100+2+(n+19)/20 {
 		t.Fatalf("once the break was verified: exit %d, %d requests: %s", code, requests(srv), errOut)
 	}
 }

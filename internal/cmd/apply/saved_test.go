@@ -156,7 +156,8 @@ func TestSavedPlanTrustsTheStateAsItsPlanDid(t *testing.T) {
 	srv.Put(el)
 	second := cmdtest.WriteFile(t, dir, "b.csv", "wbsElementCode,description,businessOrganizations\nT-1,two,company=1000;branch=B1\n")
 	plan := filepath.Join(dir, "t.plan")
-	if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+	// The state trusted as it is: a budget of 0 reads no link again.
+	if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--verify-budget", "0", "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
 		t.Fatalf("the plan: exit %d: %s", code, errOut)
 	}
 	srv.ResetStats()
@@ -216,7 +217,7 @@ func TestSavedPlanTrustsOnlyAStateThatHoldsTheLinks(t *testing.T) {
 		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--rate", "0"); code != 0 {
 			t.Fatalf("filling the state: exit %d: %s", code, errOut)
 		}
-		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+		if code, _, errOut := run(t, srv, "", "apply", "-f", second, "--state", state, "--verify-budget", "0", "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
 			t.Fatalf("the plan: exit %d: %s", code, errOut)
 		}
 		if b, _ := os.ReadFile(plan); !strings.Contains(string(b), `"linksFromState": true`) {
@@ -286,14 +287,15 @@ func TestSavedPlanLeavesLinksItDidNotReadOutOfANewState(t *testing.T) {
 	el, _ := srv.Element("T-1")
 	el.BusinessOrganizations = el.BusinessOrganizations[:1] // removed by hand
 	srv.Put(el)
-	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
+	// The state trusted whole: a budget of 0 reads no link again.
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--verify-budget", "0", "--dry-run", "--out", plan, "--rate", "0"); code != 0 {
 		t.Fatalf("the plan: exit %d: %s", code, errOut)
 	}
 	fresh := filepath.Join(dir, "fresh.state")
 	if code, _, errOut := run(t, srv, "", "apply", "--plan", plan, "--state", fresh, "--refresh", "--rate", "0"); code != 0 {
 		t.Fatalf("apply --plan --refresh: exit %d: %s", code, errOut)
 	}
-	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", fresh, "--rate", "0"); code != 0 {
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", fresh, "--verify-budget", "0", "--rate", "0"); code != 0 {
 		t.Fatalf("apply with the new state: exit %d: %s", code, errOut)
 	}
 	if el, _ := srv.Element("T-1"); len(el.BusinessOrganizations) != 2 {

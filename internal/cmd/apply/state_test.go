@@ -48,9 +48,11 @@ func requests(srv *wbstest.Server) int {
 }
 
 // With --state, a re-apply of an unchanged file costs the element list
-// alone; with changes, the list and what the changes need.
+// and the verify budget's reads (a twentieth of the elements); with
+// changes, those and what the changes need.
 func TestStateReappliesAtTheCostOfTheList(t *testing.T) {
 	const n = 1000
+	verify := (n + 19) / 20
 	srv := wbstest.Start(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
@@ -67,7 +69,7 @@ func TestStateReappliesAtTheCostOfTheList(t *testing.T) {
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
 		t.Fatalf("with state: %d %s", code, errOut)
 	}
-	if got, limit := requests(srv), n/100+2; got > limit {
+	if got, limit := requests(srv), n/100+2+verify; got > limit {
 		t.Fatalf("an unchanged re-apply with state cost %d requests, want at most %d (without state: %d)", got, limit, withoutState)
 	}
 	// 1 % changed: a description and a link each, so a links read, a
@@ -77,21 +79,21 @@ func TestStateReappliesAtTheCostOfTheList(t *testing.T) {
 	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0"); code != 0 {
 		t.Fatalf("changed: %d %s", code, errOut)
 	}
-	if got, limit := requests(srv), n/100+2+3*(n/100); got > limit {
+	if got, limit := requests(srv), n/100+2+verify+3*(n/100); got > limit {
 		t.Fatalf("1 %% changed cost %d requests, want at most %d", got, limit)
 	}
 	if el, _ := srv.Element("S-00003"); !strings.HasSuffix(*el.Description, "changed") || el.BusinessOrganizations[1].Code != "B2" {
 		t.Fatalf("S-00003 not changed: %+v", el)
 	}
 	srv.ResetStats()
-	if code, _, _ := run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0"); code != 0 || writes(srv) != 0 || requests(srv) > n/100+2 {
+	if code, _, _ := run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0"); code != 0 || writes(srv) != 0 || requests(srv) > n/100+2+verify {
 		t.Fatalf("re-apply after the change: exit %d, %d writes, %d requests", code, writes(srv), requests(srv))
 	}
 }
 
 // A link changed in the platform's own screens, where the file and the
-// state agree, is not seen with the state; --refresh reads every link,
-// repairs the platform and the state.
+// state agree, is not seen with a state trusted whole (--verify-budget
+// 0); --refresh reads every link, repairs the platform and the state.
 func TestRefreshRepairsAnOutsideChange(t *testing.T) {
 	srv := wbstest.Start(t)
 	dir := t.TempDir()
@@ -103,9 +105,9 @@ func TestRefreshRepairsAnOutsideChange(t *testing.T) {
 	el, _ := srv.Element("S-00007")
 	el.BusinessOrganizations = el.BusinessOrganizations[:1]
 	srv.Put(el)
-	run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0")
+	run(t, srv, "", "apply", "-f", file, "--state", state, "--verify-budget", "0", "--rate", "0")
 	if el, _ := srv.Element("S-00007"); len(el.BusinessOrganizations) != 1 {
-		t.Fatal("the state was not trusted: the outside change was seen without --refresh")
+		t.Fatal("the state was not trusted: the outside change was seen with --verify-budget 0")
 	}
 	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--refresh", "--rate", "0"); code != 0 {
 		t.Fatalf("refresh: %d %s", code, errOut)
@@ -116,6 +118,55 @@ func TestRefreshRepairsAnOutsideChange(t *testing.T) {
 	srv.ResetStats()
 	if code, _, _ := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 || requests(srv) > 3 {
 		t.Fatalf("after --refresh: exit %d, %d requests", code, requests(srv))
+	}
+}
+
+// Links removed outside wbsctl, where the file and the state agree, are
+// planned and restored within the verify budget's bound: with the
+// default, a twentieth of the elements a plan, each within 20 plans, and
+// no plan reads more than its budget. The plans are those of a pipeline:
+// a dry run, then the apply of what it planned.
+func TestALinkRemovedOutsideIsCaughtWithinTheBound(t *testing.T) {
+	const n, bound = 60, 20
+	for _, removed := range [][]string{{"S-00000"}, {"S-00059"}, {"S-00007", "S-00031", "S-00058"}} {
+		t.Run(strings.Join(removed, ","), func(t *testing.T) {
+			srv := wbstest.Start(t)
+			dir := t.TempDir()
+			state := filepath.Join(dir, "state.json")
+			file := linkedFile(t, dir, n, 0)
+			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+				t.Fatalf("first apply: %d %s", code, errOut)
+			}
+			for _, code := range removed {
+				el, _ := srv.Element(code)
+				el.BusinessOrganizations = el.BusinessOrganizations[:1]
+				srv.Put(el)
+			}
+			caught := map[string]int{}
+			for plan := 1; plan <= bound && len(caught) < len(removed); plan++ {
+				srv.ResetStats()
+				code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--rate", "0")
+				if code != 0 || srv.Stats().Requests[wbstest.OpListLinks] > (n+19)/20 {
+					t.Fatalf("plan %d: exit %d, %d reads of links, want at most %d: %s", plan, code, srv.Stats().Requests[wbstest.OpListLinks], (n+19)/20, errOut)
+				}
+				if !strings.Contains(errOut, fmt.Sprintf("links verified this run: %d of %d", (n+19)/20, n)) {
+					t.Fatalf("plan %d does not say what it verified: %s", plan, errOut)
+				}
+				if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--verify-budget", "0", "--rate", "0"); code != 0 {
+					t.Fatalf("apply %d: %d %s", plan, code, errOut)
+				}
+				for _, code := range removed {
+					if el, _ := srv.Element(code); len(el.BusinessOrganizations) == 2 && caught[code] == 0 {
+						caught[code] = plan
+					}
+				}
+			}
+			for _, code := range removed {
+				if caught[code] == 0 {
+					t.Errorf("%s's removed link was not planned within %d plans", code, bound)
+				}
+			}
+		})
 	}
 }
 
@@ -268,11 +319,11 @@ func TestStateThatCannotBeWrittenAtTheEndIsReported(t *testing.T) {
 // with --state (a dry run, an apply, or a saved plan carried out with a
 // state of its own, as a CI job whose plan job's state is thrown away),
 // the next plan of an unchanged platform costs the element list and the
-// token, ⌈N/100⌉ + 2 requests, whatever the platform held before the
-// first run.
+// token, ⌈N/100⌉ + 2 requests, and the links of the verify budget's
+// twentieth, ⌈N/20⌉, whatever the platform held before the first run.
 func TestEveryRunFillsTheState(t *testing.T) {
 	const n = 300
-	budget := (n+99)/100 + 2
+	budget := (n+99)/100 + 2 + (n+19)/20
 	platforms := map[string]func(t *testing.T, srv *wbstest.Server, file string){
 		"empty": func(*testing.T, *wbstest.Server, string) {},
 		"holding every element": func(t *testing.T, srv *wbstest.Server, file string) {
@@ -343,7 +394,7 @@ func TestEveryRunFillsTheState(t *testing.T) {
 					t.Fatalf("the next plan: exit %d, want 0 (nothing to do): %s", code, errOut)
 				}
 				if got := requests(srv); got > budget {
-					t.Fatalf("the next plan cost %d requests, want at most ⌈%d/100⌉ + 2 = %d", got, n, budget)
+					t.Fatalf("the next plan cost %d requests, want at most ⌈%d/100⌉ + 2 + ⌈%d/20⌉ = %d", got, n, n, budget)
 				}
 			})
 		}
@@ -432,7 +483,7 @@ func TestDryRunRecordsWhatAnUpdateReads(t *testing.T) {
 		t.Fatalf("dry run: %d %s", code, errOut)
 	}
 	srv.ResetStats()
-	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--rate", "0"); code != 0 {
+	if code, _, errOut := run(t, srv, "", "apply", "-f", changed, "--state", state, "--verify-budget", "0", "--rate", "0"); code != 0 {
 		t.Fatalf("apply: %d %s", code, errOut)
 	}
 	if got := requests(srv); got != 3 || writes(srv) != 1 {
