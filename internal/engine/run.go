@@ -26,7 +26,7 @@ type Input struct {
 	// VerifyBudget is how many of the state's trusted entries a plan of
 	// the file reads again, those verified longest ago first.
 	VerifyBudget VerifyBudget
-	Plan    PlanOptions
+	Plan         PlanOptions
 	// DryRun ends the run with its plan.
 	DryRun bool
 	// Stop, ended by the first signal, ends planning and a wait for the
