@@ -14,6 +14,9 @@ type PlanDocument struct {
 	// LinksVerified is how far a plan with a state checked the links it
 	// holds (Plan.Verification); absent without a state.
 	LinksVerified *Verification `json:"linksVerified,omitempty" yaml:"linksVerified,omitempty"`
+	// Unmanaged are the codes of the elements on the platform that the
+	// file does not name, left alone by a plan without --prune.
+	Unmanaged []string `json:"unmanaged,omitempty" yaml:"unmanaged,omitempty"`
 }
 
 // DocumentHead is the plan's document with no changes, for a writer that
@@ -21,7 +24,8 @@ type PlanDocument struct {
 // of a large plan is not held whole. The changes are every one but the
 // unchanged (unless shown), each with its before and after.
 func (p *Plan) DocumentHead() PlanDocument {
-	return PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Step{}, Summary: p.Summary(), LinksVerified: p.Verification}
+	return PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Step{}, Summary: p.Summary(), LinksVerified: p.Verification,
+		Unmanaged: p.Unmanaged}
 }
 
 // Shown yields the changes of the plan's document one by one, each with

@@ -364,6 +364,10 @@ type Plan struct {
 	// Verification is how far the plan checked the links it holds: nil
 	// for a saved plan's.
 	Verification *Verification `json:"-"`
+	// Unmanaged are the codes of the elements the platform holds and
+	// the file does not name, which the plan leaves alone (a plan made
+	// without --prune), in code order: what --prune would delete.
+	Unmanaged []string `json:"-"`
 
 	// state is the state a dry run left, which its saved form names;
 	// prune is whether the plan was made with --prune.
@@ -378,6 +382,12 @@ func (p *Plan) Counts() map[Action]int {
 		m[c.Action]++
 	}
 	return m
+}
+
+// Quiet reports whether the plan has nothing to show a reviewer: no
+// change, and no element on the platform that the file does not name.
+func (p *Plan) Quiet() bool {
+	return !p.Pending() && len(p.Unmanaged) == 0
 }
 
 // Pending reports whether the plan changes anything.
@@ -452,8 +462,16 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 	err := listElements(ctx, c, listOptions(opts.PageSize, opts.MaxPages), func(code string, listed *State) {
 		i, named := byCode.Find(code)
 		if !named {
-			if opts.prune.deletes(code) {
+			switch {
+			case opts.prune.deletes(code):
+				if el := opts.stated[code]; el != nil && el.BusinessOrganizations != nil && sameFields(el, listed) {
+					// What the state recorded of its links, for the
+					// reviewer: they are not read for a delete.
+					listed.BusinessOrganizations = el.BusinessOrganizations
+				}
 				gone[code] = listed
+			case !opts.prune.namedInvalid(code):
+				plan.Unmanaged = append(plan.Unmanaged, code)
 			}
 			return
 		}
@@ -493,6 +511,7 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 			ch.dropRecordState()
 		}
 	}
+	slices.Sort(plan.Unmanaged)
 	for _, code := range slices.Sorted(maps.Keys(gone)) {
 		plan.Changes = append(plan.Changes, Change{Action: ActionDelete, Code: code, before: gone[code]})
 	}

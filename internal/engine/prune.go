@@ -106,6 +106,12 @@ func (p *Prune) deletes(code string) bool {
 	return p != nil && p.Requested && !p.alsoNamed[code]
 }
 
+// namedInvalid reports whether a record left out as invalid names code:
+// the file names the element, though it says nothing of it.
+func (p *Prune) namedInvalid(code string) bool {
+	return p != nil && p.alsoNamed[code]
+}
+
 // ownsSome reports whether the file states the links of some entity types
 // only: a record that states links then removes only links of those.
 func (p *Prune) ownsSome() bool {

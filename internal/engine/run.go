@@ -175,8 +175,9 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		plan.Verification = nil // nothing trusted: every link the plan holds was read
 	}
 	out := &Outcome{Plan: plan, prune: opts.prune}
-	if err := opts.prune.planned(plan); err != nil {
-		return out, err
+	tooMany := opts.prune.planned(plan)
+	if tooMany != nil && !in.DryRun {
+		return out, tooMany
 	}
 	if in.DryRun {
 		if state != nil {
@@ -192,7 +193,9 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 				plan.state = &StateVersion{Lineage: state.Lineage, Serial: state.Serial, Applies: state.Applies}
 			}
 		}
-		return out, nil
+		// A plan past --max-deletes is the run's to show whole, and
+		// refused all the same.
+		return out, tooMany
 	}
 	if err := opts.prune.confirm(plan, h.ConfirmPrune); err != nil {
 		return out, err

@@ -317,6 +317,13 @@ func runApply(ctx context.Context, o *Options) error {
 	for _, w := range prog.warnings {
 		fmt.Fprintf(o.IO.ErrOut, "error: %v\n", w)
 	}
+	if o.DryRun && errors.Is(err, engine.ErrTooManyDeletes) && ran != nil {
+		// The plan is shown and saved whole, for the reviewer to see
+		// what would be deleted; the run is refused all the same.
+		if ferr := o.finishDryRun(ran.Plan, c, in.source); ferr != nil {
+			return ferr
+		}
+	}
 	lockLost, err := o.runError(ran, err)
 	if err != nil {
 		return err
@@ -921,10 +928,21 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 	}
 	fmt.Fprintf(o.IO.ErrOut, "plan: %d to create, %d to update, %d unchanged, %d to delete\n",
 		plan.Counts()[engine.ActionCreate], plan.Counts()[engine.ActionUpdate], plan.Counts()[engine.ActionUnchanged], plan.Counts()[engine.ActionDelete])
+	if n := len(plan.Unmanaged); n > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "%s: %s\n", unmanagedLine(n), output.Escape(firstCodes(plan.Unmanaged, 5)))
+	}
 	if v := plan.Verification; v != nil {
 		fmt.Fprintln(o.IO.ErrOut, v.String(time.Now()))
 	}
 	return nil
+}
+
+// firstCodes lists the first n codes and counts the rest.
+func firstCodes(codes []string, n int) string {
+	if len(codes) <= n {
+		return strings.Join(codes, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(codes[:n], ", "), len(codes)-n)
 }
 
 func confirm(o *Options, n int) (bool, error) {

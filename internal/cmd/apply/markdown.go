@@ -64,7 +64,9 @@ func markdownTable(w io.Writer, title string, header []string, rows iter.Seq[mdR
 		b.WriteString(s)
 	}
 	line := func(cells []string) string { return "| " + strings.Join(cells, " | ") + " |\n" }
-	put(fmt.Sprintf("### %s\n\n", title))
+	if title != "" {
+		put(fmt.Sprintf("### %s\n\n", title))
+	}
 	shown := 0
 	var left leftOut
 	for r := range rows {
@@ -161,49 +163,117 @@ var actionMarks = map[engine.Action]string{engine.ActionCreate: "➕", engine.Ac
 
 // writePlanMarkdown writes plan as a GFM table: a change a row, deletes
 // first, its fields as in the diff, each value a code span; unchanged
-// elements are counted below unless shown.
+// elements are counted below unless shown. No delete is left out for
+// room: when their rows would not all fit, the deletes are listed by
+// code above the table, and the table holds the other changes. The
+// elements on the platform that the file does not name are listed by
+// code above them (a third of the room at most, then counted).
 func writePlanMarkdown(w io.Writer, plan *engine.Plan, showUnchanged bool) error {
-	counts := plan.Counts()
-	plain := func(_, s string) string { return s }
-	cells := func(ch engine.Step) []string {
-		var fields []string
-		for _, f := range changeFields(ch, plain) {
-			fields = append(fields, f[0]+" "+mdCode(f[1]))
-		}
-		line := ""
-		if ch.Line > 0 {
-			line = strconv.Itoa(int(ch.Line))
-		}
-		return []string{actionMarks[ch.Action] + " " + ch.Action.String(), mdCode(ch.Code), line, strings.Join(fields, "; ")}
+	room := markdownLimit
+	if bw, ok := w.(*budgetWriter); ok {
+		room = min(room, bw.room)
+	}
+	bw := &budgetWriter{w: w, room: room}
+	head, listDeletes := planHead(plan, room)
+	if _, err := io.WriteString(bw, head); err != nil {
+		return err
 	}
 	rows := func(yield func(mdRow) bool) {
 		for _, deletes := range deletesFirst {
 			for i := range plan.Changes {
 				ch := &plan.Changes[i]
-				if (ch.Action == engine.ActionDelete) != deletes || ch.Action == engine.ActionUnchanged && !showUnchanged {
+				if (ch.Action == engine.ActionDelete) != deletes || ch.Action == engine.ActionUnchanged && !showUnchanged ||
+					deletes && listDeletes {
 					continue
 				}
-				if !yield(mdRow{func() []string { return cells(ch.Step()) }, ch.Action}) {
+				if !yield(mdRow{func() []string { return planCells(ch.Step()) }, ch.Action}) {
 					return
 				}
 			}
 		}
 	}
-	err := markdownTable(w, planTitle(counts), []string{"Action", "Code", "Line", "Changes"}, rows, func(n int, actions string) string {
+	err := markdownTable(bw, "", []string{"Action", "Code", "Line", "Changes"}, rows, func(n int, actions string) string {
 		return fmt.Sprintf("_…and %d more changes, left out to keep this page short (%s): `wbsctl apply --dry-run -o json` or a saved plan holds them all._", n, actions)
 	})
 	if err != nil {
 		return err
 	}
-	if !plan.Pending() {
+	return planFoot(bw, plan, showUnchanged)
+}
+
+// planCells are the cells of a change's row.
+func planCells(ch engine.Step) []string {
+	plain := func(_, s string) string { return s }
+	var fields []string
+	for _, f := range changeFields(ch, plain) {
+		fields = append(fields, f[0]+" "+mdCode(f[1]))
+	}
+	line := ""
+	if ch.Line > 0 {
+		line = strconv.Itoa(int(ch.Line))
+	}
+	return []string{actionMarks[ch.Action] + " " + ch.Action.String(), mdCode(ch.Code), line, strings.Join(fields, "; ")}
+}
+
+// planHead is what a Markdown plan says above its table, within room:
+// its title, the elements the file does not name, and, when their rows
+// would not all fit (listDeletes), the deletes by code.
+func planHead(plan *engine.Plan, room int) (head string, listDeletes bool) {
+	head = fmt.Sprintf("### %s\n\n", planTitle(plan.Counts()))
+	if len(plan.Unmanaged) > 0 {
+		head += codeList("**"+unmanagedLine(len(plan.Unmanaged))+":**", plan.Unmanaged, room/3,
+			"`wbsctl apply --dry-run -o json` lists them all") + "\n\n"
+	}
+	var deletes []string
+	rows := 0
+	for i := range plan.Changes {
+		if ch := &plan.Changes[i]; ch.Action == engine.ActionDelete {
+			deletes = append(deletes, ch.Code)
+			rows += len("| "+strings.Join(planCells(ch.Step()), " | ")+" |\n") + 1
+		}
+	}
+	if len(head)+rows <= room-2*mdTailRoom {
+		return head, false
+	}
+	return head + codeList(fmt.Sprintf("**%d to delete:**", len(deletes)), deletes, room-len(head)-2*mdTailRoom,
+		"a saved plan (`--out`) holds them all") + "\n\n", true
+}
+
+// planFoot is what a Markdown plan says below its table: whether it has
+// nothing to do, the unchanged elements not listed, and what it verified.
+func planFoot(w io.Writer, plan *engine.Plan, showUnchanged bool) error {
+	var err error
+	switch n := plan.Counts()[engine.ActionUnchanged]; {
+	case plan.Quiet():
 		_, err = fmt.Fprintln(w, "No changes: the platform holds what the file says.")
-	} else if n := counts[engine.ActionUnchanged]; n > 0 && !showUnchanged {
+	case !plan.Pending():
+		_, err = fmt.Fprintln(w, "No changes to make to the elements the file names.")
+	case n > 0 && !showUnchanged:
 		_, err = fmt.Fprintf(w, "\n%d unchanged, not listed.\n", n)
 	}
 	if v := plan.Verification; v != nil && err == nil {
 		_, err = fmt.Fprintf(w, "\n_%s._\n", v.String(time.Now()))
 	}
 	return err
+}
+
+// codeList is label and the codes as code spans, as many as fit in room
+// bytes, then a count of the rest and where to read them.
+func codeList(label string, codes []string, room int, rest string) string {
+	var b strings.Builder
+	b.WriteString(label)
+	for i, code := range codes {
+		item := " " + mdCode(code)
+		if i < len(codes)-1 {
+			item += ","
+		}
+		if b.Len()+len(item)+len(rest)+64 > room {
+			fmt.Fprintf(&b, " _…and %d more: %s._", len(codes)-i, rest)
+			break
+		}
+		b.WriteString(item)
+	}
+	return b.String()
 }
 
 // deletesFirst is the order of a table's rows: the deletes, then the

@@ -56,7 +56,22 @@ func writePlan(w io.Writer, plan *engine.Plan, v planView) error {
 			fmt.Fprintf(b, "      %-*s%s\n", fieldWidth, f[0]+":", f[1])
 		}
 	}
+	if len(plan.Unmanaged) > 0 {
+		fmt.Fprintf(b, "%s:\n", unmanagedLine(len(plan.Unmanaged)))
+		for _, code := range plan.Unmanaged {
+			fmt.Fprintf(b, "%s %s\n", paint(dim, "? not in the file"), output.Escape(code))
+		}
+	}
 	return b.Flush()
+}
+
+// unmanagedLine says how many elements on the platform the file does not
+// name, and what --prune would do with them.
+func unmanagedLine(n int) string {
+	if n == 1 {
+		return "1 element on the platform is not in the file; --prune would delete it"
+	}
+	return fmt.Sprintf("%d elements on the platform are not in the file; --prune would delete them", n)
 }
 
 // planRows are the rows of a plan in a table or CSV: one a change, its
@@ -106,6 +121,13 @@ func changeFields(ch engine.Step, paint func(color, s string) string) [][2]strin
 			field(f.Name, quote(*f.Of(&ch.Before.Texts)))
 		}
 		field("isActive", strconv.FormatBool(ch.Before.IsActive))
+		switch orgs := ch.Before.BusinessOrganizations; {
+		case orgs == nil:
+			// A delete's links are not read: a state shows them.
+			field("organizations", "not read (--state records them)")
+		case len(orgs) > 0:
+			field("organizations", paint(red, orgList("-", orgs)))
+		}
 	case engine.ActionUpdate:
 		for _, f := range wbsfile.TextFields {
 			if ch.Fields&engine.TextFieldSet(f) != 0 {
