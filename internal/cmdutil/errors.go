@@ -105,6 +105,7 @@ func ExitCode(err error) int {
 		partial *PartialError
 		pending *PendingError
 		stale   *PlanStaleError
+		older   *OlderCommitError
 	)
 	switch {
 	case err == nil:
@@ -123,6 +124,8 @@ func ExitCode(err error) int {
 		return ExitPending
 	case errors.As(err, &stale):
 		return ExitPlanStale
+	case errors.As(err, &older):
+		return ExitOlderCommit
 	case errors.As(err, &auth), errors.Is(err, sdk.ErrUnauthorized), errors.Is(err, sdk.ErrForbidden), errors.Is(err, sdk.ErrInvalidCredentials),
 		clientCertificateRefused(err):
 		return ExitAuth
@@ -218,6 +221,13 @@ type DataError interface {
 type PendingError struct{}
 
 func (*PendingError) Error() string { return "changes pending" }
+
+// OlderCommitError is a run whose file is from a commit older than the
+// one the state's last apply carried out.
+type OlderCommitError struct{ Err error }
+
+func (e *OlderCommitError) Error() string { return e.Err.Error() }
+func (e *OlderCommitError) Unwrap() error { return e.Err }
 
 // PlanStaleError is a saved plan that the platform no longer matches.
 type PlanStaleError struct{ Err error }

@@ -85,6 +85,7 @@ var exitCodeCases = []struct {
 	{"plain", errors.New("connection refused"), ExitError},
 	{"500", &sdk.APIError{StatusCode: 500}, ExitError},
 	{"usage", &UsageError{Err: errors.New("unknown flag")}, ExitUsage},
+	{"OlderCommitError", &OlderCommitError{Err: errors.New("older")}, ExitOlderCommit},
 	{"404", &sdk.APIError{StatusCode: 404}, ExitNotFound},
 	{"AuthError", &AuthError{Err: errors.New("no credentials")}, ExitAuth},
 	{"401", &sdk.APIError{StatusCode: 401}, ExitAuth},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wbsctl/wbsctl/internal/codeindex"
 	"github.com/wbsctl/wbsctl/internal/links"
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -373,6 +374,9 @@ type Plan struct {
 	// prune is whether the plan was made with --prune.
 	state *StateVersion
 	prune bool
+	// commit is the commit the plan's file is of, which its saved form
+	// records; nil where the run did not know it.
+	commit *statestore.Commit
 }
 
 // Counts returns how many changes the plan has per action.

@@ -23,6 +23,12 @@ type Input struct {
 	// anew instead of trusting it.
 	State   statestore.Store
 	Refresh bool
+	// Commit is the commit the file is of, where the run knows it (a CI
+	// job); a saved plan's own is used in its place. A run of a commit
+	// older than the state's last apply is refused (ErrOlderCommit)
+	// unless AllowOlderCommit.
+	Commit           *statestore.Commit
+	AllowOlderCommit bool
 	// VerifyBudget is how many of the state's trusted entries a plan of
 	// the file reads again, those verified longest ago first.
 	VerifyBudget VerifyBudget
@@ -163,6 +169,9 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			opts.known.recheck(in.VerifyBudget)
 		}
 		state.held = held
+		if err := state.CommitRefusal(in.commit()); err != nil && !in.AllowOlderCommit {
+			return nil, err
+		}
 		if err := in.Saved.checkState(state.stateFile); err != nil {
 			return nil, err
 		}
@@ -174,6 +183,7 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	if state == nil {
 		plan.Verification = nil // nothing trusted: every link the plan holds was read
 	}
+	plan.commit = in.commit()
 	out := &Outcome{Plan: plan, prune: opts.prune}
 	tooMany := opts.prune.planned(plan)
 	if tooMany != nil && !in.DryRun {
@@ -206,6 +216,9 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	if state != nil {
 		state.begin(plan)
 		state.Applies++
+		if commit := in.commit(); commit != nil {
+			state.Commit = commit
+		}
 		if err := state.save(ctx, in.State); err != nil {
 			return out, fmt.Errorf("writing the state: %w; nothing was sent", err)
 		}
@@ -242,6 +255,17 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	}
 	return out, nil
 }
+
+// commit is the commit the run's file is of: the saved plan's, or Commit.
+func (in Input) commit() *statestore.Commit {
+	if in.Saved != nil {
+		return in.Saved.Commit
+	}
+	return in.Commit
+}
+
+// ErrOlderCommit is a run of a file older than the state's last apply.
+var ErrOlderCommit = statestore.ErrOlderCommit
 
 // stopContext is Stop, or a context that never ends without one.
 func (in Input) stopContext() context.Context {

@@ -21,6 +21,7 @@ import (
 	"github.com/wbsctl/wbsctl/internal/codeindex"
 	"github.com/wbsctl/wbsctl/internal/jsondoc"
 	"github.com/wbsctl/wbsctl/internal/links"
+	"github.com/wbsctl/wbsctl/internal/statestore"
 	"github.com/wbsctl/wbsctl/internal/strictjson"
 	"github.com/wbsctl/wbsctl/internal/wbsfile"
 	"github.com/wbsctl/wbsctl/sdk"
@@ -51,7 +52,11 @@ type SavedPlan struct {
 	// since (another run ran), as terraform refuses a plan whose state
 	// moved. Nil for a plan made without --state.
 	State *StateVersion `json:"state,omitempty"`
-	Steps savedSteps    `json:"steps"`
+	// Commit is the commit the plan's file is of, where the run that made
+	// it knew (a CI job): carried out, the plan is refused over a state
+	// whose last apply was of a newer commit, and records it otherwise.
+	Commit *statestore.Commit `json:"commit,omitempty"`
+	Steps  savedSteps         `json:"steps"`
 }
 
 // Source is what a plan is made from: the file of -f and the column map
@@ -210,7 +215,7 @@ func digestText(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) 
 // savedHead is the plan's saved form without its steps.
 func (p *Plan) savedHead(baseURL, clientID string, src Source, now time.Time) *SavedPlan {
 	return &SavedPlan{FormatVersion: SavedPlanVersion, BaseURL: baseURL, ClientID: clientID, Source: src,
-		Prune: p.prune, CreatedAt: now.UTC().Truncate(time.Second), State: p.state, Steps: savedSteps{}}
+		Prune: p.prune, CreatedAt: now.UTC().Truncate(time.Second), State: p.state, Commit: p.commit, Steps: savedSteps{}}
 }
 
 // stepsToSave yields the steps of the plan's saved form one by one: the

@@ -479,7 +479,8 @@ func TestStateHeadRoundTrips(t *testing.T) {
 	at := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
 	head := stateHead{FormatVersion: StateFormatVersion, BaseURL: "https://platform.example", ClientID: "c", Lineage: "l", Serial: 7, Applies: 3,
 		Break: &BreakRecord{Broken: statestore.Broken{Holder: statestore.Holder{ID: "h", Host: "x", PID: 1, Operation: "apply", Taken: at}, At: at},
-			StaleSeconds: 95, By: statestore.Holder{ID: "b", Host: "y", PID: 2, Operation: "apply", Taken: at}, Verified: true}}
+			StaleSeconds: 95, By: statestore.Holder{ID: "b", Host: "y", PID: 2, Operation: "apply", Taken: at}, Verified: true},
+		Commit: &statestore.Commit{SHA: "bbbb2222", Time: at}}
 	v := reflect.ValueOf(head)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

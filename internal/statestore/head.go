@@ -30,6 +30,10 @@ type Head struct {
 	// it (Verified), no plan trusts them: the broken holder may have
 	// written the platform after it last wrote the state.
 	Break *BreakRecord `json:"break,omitempty"`
+	// Commit is the commit whose file the last apply carried out, where
+	// the run knew it (a CI job): a run of an older commit's file is
+	// refused (CommitRefusal).
+	Commit *Commit `json:"commit,omitempty"`
 }
 
 // BreakRecord is a lock broken: whose, how stale, by whom, and whether a

@@ -84,6 +84,11 @@ type Options struct {
 	// refusal names: "github" (GITHUB_ACTIONS=true), "gitlab"
 	// (GITLAB_CI=true) or "".
 	CI string
+	// Commit is the commit the file is of, as the CI job names it; nil
+	// outside CI. AllowOlderCommit lets a run of a commit older than the
+	// state's last apply go on.
+	Commit           *statestore.Commit
+	AllowOlderCommit bool
 
 	// Sheet, Delimiter and Encoding say how to read the file where its
 	// bytes do not.
@@ -176,6 +181,7 @@ place; the folder is left as it is.`,
 			}
 			opts.Annotate = f.Getenv("GITHUB_ACTIONS") == "true"
 			opts.CI = ciService(f.Getenv)
+			opts.Commit = cmdutil.CommitOf(f.Getenv)
 			opts.JobURL = cmdutil.JobURL(f.Getenv)
 			run := cmdutil.Pick(runF, runApply)
 			stop, ctx, release := cmdutil.SignalContexts(cmd.Context())
@@ -206,6 +212,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Plan, "plan", "", "carry out the saved plan of this `FILE` exactly, after checking the platform still holds what it found")
 	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE` or s3://BUCKET/KEY (also WBSCTL_STATE), and read an element's links only where the file's differ from it")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
+	fl.BoolVar(&opts.AllowOlderCommit, "allow-older-commit", false, "with --state: run a file (or saved plan) of a commit older than the one the state's last apply carried out, putting its values back on purpose")
 	fl.StringVar(&opts.VerifyBudget, "verify-budget", "", "with --state: how many trusted elements a plan reads the links of again, those verified longest ago first, as a count or a share (`N|P%`; 0 trusts the state; default 5%, at most 1000)")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", 0, "with --state: wait up to this long for another run's lock of the state (default: fail at once, naming its holder)")
 	fl.DurationVar(&opts.BreakStaleAfter, "break-stale-after", 0, "with an s3:// --state: take a lock the bucket has not seen renewed for this long, by the bucket's clock (a run renews it every 20s; at least 1m30s; default: never)")
@@ -373,6 +380,7 @@ func (o *Options) readInput() (input, error) {
 func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (engine.Input, error) {
 	in := engine.Input{
 		File: from.file, Refresh: o.Refresh, DryRun: o.DryRun, VerifyBudget: o.verifyBudget,
+		Commit: o.Commit, AllowOlderCommit: o.AllowOlderCommit,
 		Plan:            engine.PlanOptions{Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
 		Prune:           o.prune(),
 		Stop:            o.Stop,
@@ -439,6 +447,9 @@ func (o *Options) runError(ran *engine.Outcome, err error) (lockLost, _ error) {
 	switch {
 	case errors.Is(err, engine.ErrTooManyDeletes):
 		return nil, &cmdutil.UsageError{Err: err}
+	case errors.Is(err, engine.ErrOlderCommit):
+		report(o, "wbsctl apply: the file is of an older commit (exit 10)", output.Escape(err.Error()), "Nothing was sent. Plan the newest commit instead: "+o.planAgain())
+		return nil, &cmdutil.OlderCommitError{Err: err}
 	case errors.Is(err, engine.ErrPlanStale):
 		reportStale(o, err)
 		return nil, errors.Join(&cmdutil.PlanStaleError{Err: err}, o.writeRefusedReport(err))
@@ -609,6 +620,8 @@ func (o *Options) check() error {
 		return usage("--max-pages must be at least 1")
 	case o.Refresh && o.State == "":
 		return usage("--refresh rebuilds the state of --state: give both")
+	case o.AllowOlderCommit && o.State == "":
+		return usage("--allow-older-commit goes past the commit --state records: give both")
 	case o.VerifyBudget != "" && o.State == "":
 		return usage("--verify-budget reads again the links --state trusts: give both")
 	case o.VerifyBudget != "" && o.Refresh:
