@@ -106,6 +106,7 @@ func ExitCode(err error) int {
 		pending *PendingError
 		stale   *PlanStaleError
 		older   *OlderCommitError
+		part    *PartialPlanError
 	)
 	switch {
 	case err == nil:
@@ -126,6 +127,8 @@ func ExitCode(err error) int {
 		return ExitPlanStale
 	case errors.As(err, &older):
 		return ExitOlderCommit
+	case errors.As(err, &part):
+		return ExitPartialPlan
 	case errors.As(err, &auth), errors.Is(err, sdk.ErrUnauthorized), errors.Is(err, sdk.ErrForbidden), errors.Is(err, sdk.ErrInvalidCredentials),
 		clientCertificateRefused(err):
 		return ExitAuth
@@ -221,6 +224,13 @@ type DataError interface {
 type PendingError struct{}
 
 func (*PendingError) Error() string { return "changes pending" }
+
+// PartialPlanError is a plan that ran out of its time before it read
+// what it needed.
+type PartialPlanError struct{ Err error }
+
+func (e *PartialPlanError) Error() string { return e.Err.Error() }
+func (e *PartialPlanError) Unwrap() error { return e.Err }
 
 // OlderCommitError is a run whose file is from a commit older than the
 // one the state's last apply carried out.

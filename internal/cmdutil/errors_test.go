@@ -86,6 +86,7 @@ var exitCodeCases = []struct {
 	{"500", &sdk.APIError{StatusCode: 500}, ExitError},
 	{"usage", &UsageError{Err: errors.New("unknown flag")}, ExitUsage},
 	{"OlderCommitError", &OlderCommitError{Err: errors.New("older")}, ExitOlderCommit},
+	{"PartialPlanError", &PartialPlanError{Err: errors.New("partial")}, ExitPartialPlan},
 	{"404", &sdk.APIError{StatusCode: 404}, ExitNotFound},
 	{"AuthError", &AuthError{Err: errors.New("no credentials")}, ExitAuth},
 	{"401", &sdk.APIError{StatusCode: 401}, ExitAuth},

@@ -25,6 +25,9 @@ const (
 	// ExitOlderCommit is a run whose file is of an older commit than the
 	// state's last apply.
 	ExitOlderCommit = 10
+	// ExitPartialPlan is a plan whose --max-duration passed before it
+	// read what it needed.
+	ExitPartialPlan = 11
 	// ExitInterrupted is the code of a command stopped by SIGINT: 128 +
 	// the signal's number, as a shell reports a process a signal ended.
 	// SIGTERM gives 143 by the same rule.
@@ -70,6 +73,7 @@ var ExitCodes = []ExitCodeInfo{
 	{Code: ExitPlanStale, Meaning: "plan stale: the platform changed since the saved plan of `apply --plan` was made, or another apply wrote the state it was made with since, or its -f file or --map file reads otherwise than when it was made; nothing was sent"},
 	{Code: ExitExists, Meaning: "the element exists: a create (`element create`, or `api -X POST /v1/wbs-elements`) of a code the platform holds, answered 409 or with a 400 that says so (`sdk.ErrDuplicate`); the element is left as it was. Change it with `wbsctl element update CODE …`, or use `wbsctl apply -f FILE`, which creates or updates. `apply` settles such a create per element: it reads the element back and brings it to the file"},
 	{Code: ExitOlderCommit, Meaning: "older commit: `apply`'s file (or its saved plan's) is of a commit older than the one the state's last apply carried out, as CI names them (`GITHUB_SHA`, `CI_COMMIT_SHA`); run, it would put an older file's values over a newer one's. Nothing was sent: plan the newest commit, or give `--allow-older-commit` to do so on purpose"},
+	{Code: ExitPartialPlan, Meaning: "partial plan: `apply --dry-run --max-duration` passed its time before it read every link it needed; the plan shown is partial and no saved plan is written, the state holds what was read, and the next plan goes on from there"},
 	{Code: ExitInterrupted, Also: []int{143}, Meaning: "interrupted: 128 + the signal's number, 130 for SIGINT and 143 for SIGTERM, as a shell reports a process a signal ended (`apply`: run it again to finish; an apply whose every change was made when the signal came exits as if none had come, and says so). A create, update or flow execution already sent when the signal came says that it may have been carried out, and that the platform's state is to be checked before running the command again"},
 }
 

@@ -365,6 +365,10 @@ type Plan struct {
 	// Verification is how far the plan checked the links it holds: nil
 	// for a saved plan's.
 	Verification *Verification `json:"-"`
+	// Unread counts the elements whose links the plan was to read and
+	// did not, its Deadline passed: such a plan is partial, shown but
+	// never carried out, and what it read goes to the state.
+	Unread int `json:"-"`
 	// Unmanaged are the codes of the elements the platform holds and
 	// the file does not name, which the plan leaves alone (a plan made
 	// without --prune), in code order: what --prune would delete.
@@ -389,9 +393,10 @@ func (p *Plan) Counts() map[Action]int {
 }
 
 // Quiet reports whether the plan has nothing to show a reviewer: no
-// change, and no element on the platform that the file does not name.
+// change, no element on the platform that the file does not name, and
+// no link left unread.
 func (p *Plan) Quiet() bool {
-	return !p.Pending() && len(p.Unmanaged) == 0
+	return !p.Pending() && len(p.Unmanaged) == 0 && p.Unread == 0
 }
 
 // Pending reports whether the plan changes anything.
@@ -432,6 +437,13 @@ type PlanOptions struct {
 	prune *Prune
 	// clock is the time links are read at; nil is the wall's.
 	clock func() time.Time
+	// Deadline, when set, ends the reads of links: none starts after
+	// it, and the plan is partial (Plan.Unread). The reads in flight
+	// finish.
+	Deadline time.Time
+	// LinksRead, when set, is told after each read of links how many of
+	// how many the plan has read.
+	LinksRead func(read, total int)
 }
 
 // now is the time of a read of links.
@@ -506,7 +518,12 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 	if err := planLinks(ctx, c, plan.Changes, needLinks, opts); err != nil {
 		return nil, err
 	}
-	plan.Verification = verification(plan.Changes, len(needLinks), opts.known.rechecks())
+	for _, i := range needLinks {
+		if plan.Changes[i].before.BusinessOrganizations == nil {
+			plan.Unread++ // past the deadline
+		}
+	}
+	plan.Verification = verification(plan.Changes, len(needLinks)-plan.Unread, opts.known.rechecks())
 	// An element whose links, once read, are as its record states them
 	// holds one state, not two equal ones, or none.
 	for _, i := range needLinks {
@@ -597,11 +614,16 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 		mu    sync.Mutex
 		first error
 	)
-	run(opts.Concurrency, len(idx), func() bool { return false }, func(k int) {
+	pastDeadline := func() bool { return !opts.Deadline.IsZero() && !time.Now().Before(opts.Deadline) }
+	read := 0
+	run(opts.Concurrency, len(idx), pastDeadline, func(k int) {
 		ch := &changes[idx[k]]
 		have, err := readLinks(ctx, c, ch.Code, listOptions(opts.PageSize, opts.MaxPages))
 		mu.Lock()
 		defer mu.Unlock()
+		if read++; opts.LinksRead != nil {
+			opts.LinksRead(read, len(idx))
+		}
 		if err != nil {
 			if first == nil {
 				first = fmt.Errorf("reading the business organizations of %q: %w", ch.Code, err)

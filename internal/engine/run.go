@@ -186,6 +186,10 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 	plan.commit = in.commit()
 	out := &Outcome{Plan: plan, prune: opts.prune}
 	tooMany := opts.prune.planned(plan)
+	if plan.Unread > 0 {
+		tooMany = fmt.Errorf("%w: the links of %d of the elements were not read within the plan's time; the state holds what was read, and the next plan goes on from there",
+			ErrPartialPlan, plan.Unread)
+	}
 	if tooMany != nil && !in.DryRun {
 		return out, tooMany
 	}
@@ -203,8 +207,8 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 				plan.state = &StateVersion{Lineage: state.Lineage, Serial: state.Serial, Applies: state.Applies}
 			}
 		}
-		// A plan past --max-deletes is the run's to show whole, and
-		// refused all the same.
+		// A plan past --max-deletes, or partial, is the run's to show
+		// whole, and refused all the same.
 		return out, tooMany
 	}
 	if err := opts.prune.confirm(plan, h.ConfirmPrune); err != nil {
@@ -263,6 +267,11 @@ func (in Input) commit() *statestore.Commit {
 	}
 	return in.Commit
 }
+
+// ErrPartialPlan is a plan whose deadline (PlanOptions.Deadline) passed
+// before it read every link it needed: it is shown, and its reads kept in
+// the state, but it is never carried out.
+var ErrPartialPlan = errors.New("the plan is partial")
 
 // ErrOlderCommit is a run of a file older than the state's last apply.
 var ErrOlderCommit = statestore.ErrOlderCommit

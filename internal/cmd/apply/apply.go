@@ -51,6 +51,9 @@ type Options struct {
 	MaxPages    int
 	State       string
 	Refresh     bool
+	// MaxDuration bounds a dry run's reads of links (0: no bound).
+	MaxDuration time.Duration
+	started     time.Time // when the command started
 	// VerifyBudget is --verify-budget, read by check into verifyBudget.
 	VerifyBudget string
 	verifyBudget engine.VerifyBudget
@@ -167,6 +170,7 @@ place; the folder is left as it is.`,
   wbsctl apply -f nightly.csv --state nightly.state         # re-applies at the cost of the list`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.started = time.Now()
 			if !cmd.Flags().Changed("state") && !opts.Check {
 				opts.State, opts.stateFromEnv = f.Getenv("WBSCTL_STATE"), true
 			}
@@ -212,6 +216,7 @@ place; the folder is left as it is.`,
 	fl.StringVar(&opts.Plan, "plan", "", "carry out the saved plan of this `FILE` exactly, after checking the platform still holds what it found")
 	fl.StringVar(&opts.State, "state", "", "keep what the platform holds in this `FILE` or s3://BUCKET/KEY (also WBSCTL_STATE), and read an element's links only where the file's differ from it")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --state: read every element's links, and rebuild the state")
+	fl.DurationVar(&opts.MaxDuration, "max-duration", 0, "with --dry-run and --state: stop reading links after this long, keep what was read in the state, show the plan as partial and exit 11; the next plan goes on from there (default: no limit)")
 	fl.BoolVar(&opts.AllowOlderCommit, "allow-older-commit", false, "with --state: run a file (or saved plan) of a commit older than the one the state's last apply carried out, putting its values back on purpose")
 	fl.StringVar(&opts.VerifyBudget, "verify-budget", "", "with --state: how many trusted elements a plan reads the links of again, those verified longest ago first, as a count or a share (`N|P%`; 0 trusts the state; default 5%, at most 1000)")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", 0, "with --state: wait up to this long for another run's lock of the state (default: fail at once, naming its holder)")
@@ -319,17 +324,17 @@ func runApply(ctx context.Context, o *Options) error {
 	}
 	prog := newProgress(o)
 	defer prog.stop()
-	ran, err := engine.Run(ctx, c, run, o.hooks(prog))
+	planning, stopPlanning := startPlanning(o)
+	defer stopPlanning()
+	run.Plan.LinksRead = planning.linksRead
+	ran, err := engine.Run(ctx, c, run, o.hooks(prog, stopPlanning))
+	stopPlanning()
 	prog.stop()
 	for _, w := range prog.warnings {
 		fmt.Fprintf(o.IO.ErrOut, "error: %v\n", w)
 	}
-	if o.DryRun && errors.Is(err, engine.ErrTooManyDeletes) && ran != nil {
-		// The plan is shown and saved whole, for the reviewer to see
-		// what would be deleted; the run is refused all the same.
-		if ferr := o.finishDryRun(ran.Plan, c, in.source); ferr != nil {
-			return ferr
-		}
+	if err := o.showRefusedPlan(ran, err, c, in.source); err != nil {
+		return err
 	}
 	lockLost, err := o.runError(ran, err)
 	if err != nil {
@@ -381,7 +386,7 @@ func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (e
 	in := engine.Input{
 		File: from.file, Refresh: o.Refresh, DryRun: o.DryRun, VerifyBudget: o.verifyBudget,
 		Commit: o.Commit, AllowOlderCommit: o.AllowOlderCommit,
-		Plan:            engine.PlanOptions{Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages},
+		Plan:            engine.PlanOptions{Concurrency: o.Concurrency, PageSize: o.PageSize, MaxPages: o.MaxPages, Deadline: o.deadline()},
 		Prune:           o.prune(),
 		Stop:            o.Stop,
 		Holder:          statestore.NewHolder(o.operation(), o.JobURL, time.Now()),
@@ -407,6 +412,15 @@ func (o *Options) engineInput(ctx context.Context, c *sdk.Client, from input) (e
 	return in, nil
 }
 
+// deadline is when a dry run with --max-duration stops reading links:
+// that long after the command started; zero without it.
+func (o *Options) deadline() time.Time {
+	if o.MaxDuration == 0 {
+		return time.Time{}
+	}
+	return o.started.Add(o.MaxDuration)
+}
+
 // prune is what the run may delete, as the flags say; the engine's
 // engine.Prune decides the rest.
 func (o *Options) prune() engine.Prune {
@@ -418,9 +432,9 @@ func (o *Options) prune() engine.Prune {
 }
 
 // hooks are the engine's calls back: the answer to prune's confirmation
-// (--yes, or the prompt), the progress once the plan is known and per
-// result, the lock wait and the warnings, kept for after the progress.
-func (o *Options) hooks(prog *progress) engine.Hooks {
+// (--yes, or the prompt), the progress once the plan is known (the
+// planning's lines ended by stopPlanning) and per result, the lock wait and the warnings, kept for after the progress.
+func (o *Options) hooks(prog *progress, stopPlanning func()) engine.Hooks {
 	return engine.Hooks{
 		ConfirmPrune: func(deletes int) (bool, error) {
 			if o.Yes {
@@ -429,6 +443,7 @@ func (o *Options) hooks(prog *progress) engine.Hooks {
 			return confirm(o, deletes)
 		},
 		Planned: func(plan *engine.Plan) {
+			stopPlanning()
 			roomForWrites()
 			prog.start(plan)
 		},
@@ -440,6 +455,22 @@ func (o *Options) hooks(prog *progress) engine.Hooks {
 	}
 }
 
+// showRefusedPlan shows the plan of a dry run that err refuses all the
+// same: one past --max-deletes shown and saved whole, for the reviewer to
+// see what would be deleted; a partial one shown, never saved, as it
+// cannot be carried out.
+func (o *Options) showRefusedPlan(ran *engine.Outcome, err error, c *sdk.Client, src engine.Source) error {
+	switch {
+	case !o.DryRun || ran == nil:
+		return nil
+	case errors.Is(err, engine.ErrPartialPlan):
+		return printPlan(o, ran.Plan, o.ShowUnchanged)
+	case errors.Is(err, engine.ErrTooManyDeletes):
+		return o.finishDryRun(ran.Plan, c, src)
+	}
+	return nil
+}
+
 // runError is the command's error for what engine.Run returned; a lost
 // lock after changes were made is held back (lockLost) to be reported
 // after them.
@@ -447,6 +478,10 @@ func (o *Options) runError(ran *engine.Outcome, err error) (lockLost, _ error) {
 	switch {
 	case errors.Is(err, engine.ErrTooManyDeletes):
 		return nil, &cmdutil.UsageError{Err: err}
+	case errors.Is(err, engine.ErrPartialPlan):
+		report(o, "wbsctl apply: the plan is partial (exit 11)", output.Escape(err.Error()),
+			"No saved plan was written. Plan again (the next pipeline, or a new run): each plan goes on from the state the last one filled, until one reads everything within its time.")
+		return nil, &cmdutil.PartialPlanError{Err: err}
 	case errors.Is(err, engine.ErrOlderCommit):
 		report(o, "wbsctl apply: the file is of an older commit (exit 10)", output.Escape(err.Error()), "Nothing was sent. Plan the newest commit instead: "+o.planAgain())
 		return nil, &cmdutil.OlderCommitError{Err: err}
@@ -618,8 +653,31 @@ func (o *Options) check() error {
 		return usage("--progress-interval must be more than 0 (--quiet prints no progress)")
 	case o.MaxPages < 1:
 		return usage("--max-pages must be at least 1")
+	case o.Check && (o.File == "" || o.DryRun || o.Out != "" || o.State != "" || o.Prune || o.Report != ""):
+		return usage("--check reads -f alone and sends nothing: --dry-run, --out, --state, --prune and --report belong to a run against the platform")
+	case o.MaxDeletes < -1:
+		return usage("--max-deletes must be 0 or more")
+	}
+	if err := o.checkStateFlags(); err != nil {
+		return err
+	}
+	if err := o.prune().Check(); err != nil {
+		return &cmdutil.UsageError{Err: err}
+	}
+	return o.checkPaths()
+}
+
+// checkStateFlags refuses the flags that steer --state where they cannot
+// work.
+func (o *Options) checkStateFlags() error {
+	usage := func(msg string) error { return &cmdutil.UsageError{Err: errors.New(msg)} }
+	switch {
 	case o.Refresh && o.State == "":
 		return usage("--refresh rebuilds the state of --state: give both")
+	case o.MaxDuration < 0:
+		return usage("--max-duration must be 0 (no limit) or more")
+	case o.MaxDuration > 0 && (!o.DryRun || o.State == "" || o.Plan != ""):
+		return usage("--max-duration bounds a plan of -f that keeps what it read: give it with --dry-run and --state")
 	case o.AllowOlderCommit && o.State == "":
 		return usage("--allow-older-commit goes past the commit --state records: give both")
 	case o.VerifyBudget != "" && o.State == "":
@@ -636,15 +694,8 @@ func (o *Options) check() error {
 		return usage(fmt.Sprintf("--break-stale-after must be at least %s: a run whose lock was not renewed for %s sends nothing more, and a request it sent before may take %s more", minStale, statestore.LeaseTerm, statestore.RequestBound))
 	case o.BreakStaleAfter != 0 && isLocalState(o.State):
 		return usage("--break-stale-after breaks the lock of a shared (s3://) state: a local state's lock ends with its process")
-	case o.Check && (o.File == "" || o.DryRun || o.Out != "" || o.State != "" || o.Prune || o.Report != ""):
-		return usage("--check reads -f alone and sends nothing: --dry-run, --out, --state, --prune and --report belong to a run against the platform")
-	case o.MaxDeletes < -1:
-		return usage("--max-deletes must be 0 or more")
 	}
-	if err := o.prune().Check(); err != nil {
-		return &cmdutil.UsageError{Err: err}
-	}
-	return o.checkPaths()
+	return nil
 }
 
 // checkPaths refuses a file to write (--out, --state, --report,
@@ -944,6 +995,11 @@ func printPlan(o *Options, plan *engine.Plan, showUnchanged bool) error {
 	if n := len(plan.Unmanaged); n > 0 {
 		fmt.Fprintf(o.IO.ErrOut, "%s: %s\n", unmanagedLine(n), output.Escape(firstCodes(plan.Unmanaged, 5)))
 	}
+	if plan.Unread > 0 {
+		fmt.Fprintln(o.IO.ErrOut, partialLine(plan.Unread))
+	}
+	n := o.Requests()
+	fmt.Fprintf(o.IO.ErrOut, "plan: %s (%d reads, %s)\n", output.Count(int(n.Sent), "request"), n.Reads, output.Count(int(n.Tokens), "token exchange"))
 	if v := plan.Verification; v != nil {
 		fmt.Fprintln(o.IO.ErrOut, v.String(time.Now()))
 	}

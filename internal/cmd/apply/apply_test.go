@@ -128,8 +128,8 @@ func TestProgressBarOnATerminal(t *testing.T) {
 	}
 }
 
-// Without a terminal, progress lines come while the writes run and stop
-// before the summary, which is the last line.
+// Without a terminal, progress lines come while the plan reads and the
+// writes run, and stop before the summary, which is the last line.
 func TestProgressLinesEndBeforeTheSummary(t *testing.T) {
 	t.Parallel() // the interval is the run's own flag, no package state
 	srv := wbstest.Start(t, wbstest.WithFaults(wbstest.FaultRule{Kind: wbstest.FaultLatency, Latency: 5 * time.Millisecond, Method: "POST"}))
@@ -141,6 +141,10 @@ func TestProgressLinesEndBeforeTheSummary(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "elements.csv")
 	os.WriteFile(file, []byte(b.String()), 0o600)
 	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--rate", "0", "--concurrency", "1", "--progress-interval", "1ms")
+	// The plan's own lines come first, while it reads.
+	for strings.HasPrefix(errOut, "planning: ") {
+		_, errOut, _ = strings.Cut(errOut, "\n")
+	}
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	if code != 0 || !strings.HasPrefix(errOut, "progress: ") || !strings.HasPrefix(lines[len(lines)-1], "create: 20 ok") {
 		t.Fatalf("exit %d, want progress lines, then the summary last:\n%s", code, errOut)

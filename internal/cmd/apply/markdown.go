@@ -244,6 +244,8 @@ func planHead(plan *engine.Plan, room int) (head string, listDeletes bool) {
 func planFoot(w io.Writer, plan *engine.Plan, showUnchanged bool) error {
 	var err error
 	switch n := plan.Counts()[engine.ActionUnchanged]; {
+	case plan.Unread > 0:
+		_, err = fmt.Fprintf(w, "\n**%s.**\n", partialLine(plan.Unread))
 	case plan.Quiet():
 		_, err = fmt.Fprintln(w, "No changes: the platform holds what the file says.")
 	case !plan.Pending():

@@ -65,6 +65,11 @@ func writePlan(w io.Writer, plan *engine.Plan, v planView) error {
 	return b.Flush()
 }
 
+// partialLine says that a plan is partial, and what that means.
+func partialLine(unread int) string {
+	return fmt.Sprintf("partial plan: the links of %s were not read within --max-duration, so this plan cannot be applied; the state keeps what was read, and the next plan goes on from there", output.Count(unread, "element"))
+}
+
 // unmanagedLine says how many elements on the platform the file does not
 // name, and what --prune would do with them.
 func unmanagedLine(n int) string {

@@ -91,3 +91,49 @@ func (p *progress) lines(total int) {
 		}
 	}
 }
+
+// planning is what a plan says while it reads links where stderr is no
+// terminal (a CI log): a line every --progress-interval, so that a long
+// plan is not a silent one. Its line ends before the plan is printed.
+type planning struct {
+	read, total atomic.Int64
+	end         chan struct{}
+	ticking     sync.WaitGroup
+}
+
+// startPlanning prints the plan's reads of links every interval until
+// the returned stop, unless quiet or on a terminal.
+func startPlanning(o *Options) (_ *planning, stop func()) {
+	p := &planning{end: make(chan struct{})}
+	if o.Quiet || o.IO.IsStderrTTY() {
+		return p, func() {}
+	}
+	p.ticking.Go(func() {
+		start := time.Now()
+		tick := time.NewTicker(o.ProgressInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.end:
+				return
+			case <-tick.C:
+				n, took := o.Requests(), time.Since(start).Round(time.Second)
+				if total := p.total.Load(); total > 0 {
+					fmt.Fprintf(o.IO.ErrOut, "planning: links of %d of %d elements read, %d requests, %s\n", p.read.Load(), total, n.Sent, took)
+				} else {
+					fmt.Fprintf(o.IO.ErrOut, "planning: reading the element list, %d requests, %s\n", n.Sent, took)
+				}
+			}
+		}
+	})
+	return p, sync.OnceFunc(func() {
+		close(p.end)
+		p.ticking.Wait()
+	})
+}
+
+// linksRead is PlanOptions.LinksRead.
+func (p *planning) linksRead(read, total int) {
+	p.read.Store(int64(read))
+	p.total.Store(int64(total))
+}
