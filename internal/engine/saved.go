@@ -470,7 +470,8 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				// record them, and the next run reads them.
 				held = &State{Texts: st.Before.Texts, IsActive: st.Before.IsActive}
 			}
-			plan.Changes = append(plan.Changes, Change{Action: ActionUnchanged, Line: st.Line, Code: st.Code, before: held, after: held})
+			plan.Changes = append(plan.Changes, Change{Action: ActionUnchanged, Line: st.Line, Code: st.Code, before: held, after: held,
+				trusted: trusted, verified: sp.verified(&st, trusted, opts.stated)})
 		case ActionCreate:
 			if exists {
 				moved = append(moved, movedStep(&st, "now exists"))
@@ -495,7 +496,7 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				listed = &held
 			}
 			ch := diffElement(st.record, listed)
-			ch.trusted = trusted
+			ch.trusted, ch.verified = trusted, sp.verified(&st, trusted, opts.stated)
 			plan.Changes = append(plan.Changes, ch)
 			if st.Before.BusinessOrganizations != nil && !trusted {
 				// The plan read these links: they are read again, to
@@ -531,6 +532,21 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 		return nil, &StaleError{Moved: moved}
 	}
 	return plan, nil
+}
+
+// verified is when the links step st holds were last verified: the
+// state's time for links trusted from it, the plan's own for links the
+// plan read (read again by Verify, they are stamped anew), zero for none.
+func (sp *SavedPlan) verified(st *SavedStep, trusted bool, stated stateElements) Stamp {
+	switch {
+	case st.Before == nil || st.Before.BusinessOrganizations == nil:
+		return 0
+	case trusted:
+		return stated[st.Code].LinksVerified
+	case st.LinksFromState:
+		return 0 // not trusted, not read: the state written leaves them out
+	}
+	return StampOf(sp.CreatedAt)
 }
 
 // StaleError is a saved plan refused because elements it read moved

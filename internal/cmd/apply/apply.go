@@ -466,7 +466,10 @@ func (o *Options) showRefusedPlan(ran *engine.Outcome, err error, c *sdk.Client,
 	case errors.Is(err, engine.ErrPartialPlan):
 		return printPlan(o, ran.Plan, o.ShowUnchanged)
 	case errors.Is(err, engine.ErrTooManyDeletes):
-		return o.finishDryRun(ran.Plan, c, src)
+		// Its exit is the refusal's, not --detailed-exitcode's.
+		if err := o.finishDryRun(ran.Plan, c, src); !errors.Is(err, errPending) {
+			return err
+		}
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func TestACutFileIsNeverNoChanges(t *testing.T) {
 
 	srv.ResetStats()
 	saved := filepath.Join(dir, "cut.plan")
-	code, out, errOut = run(t, srv, "", "apply", "-f", cut, "--state", state, "--prune", "--max-deletes", "10", "--dry-run", "--out", saved, "-o", "markdown", "--rate", "0")
+	code, out, errOut = run(t, srv, "", "apply", "-f", cut, "--state", state, "--prune", "--max-deletes", "10", "--dry-run", "--detailed-exitcode", "--out", saved, "-o", "markdown", "--rate", "0")
 	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--max-deletes allows 10") || writes(srv) != 0 {
 		t.Fatalf("--prune past the bound: exit %d (want %d), %d writes: %s", code, cmdutil.ExitUsage, writes(srv), errOut)
 	}
