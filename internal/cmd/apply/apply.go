@@ -85,7 +85,7 @@ type Options struct {
 	Annotate bool
 	// CI is the CI service the run is a job of, for the next step a
 	// refusal names: "github" (GITHUB_ACTIONS=true), "gitlab"
-	// (GITLAB_CI=true) or "".
+	// (GITLAB_CI set) or "".
 	CI string
 	// Commit is the commit the file is of, as the CI job names it; nil
 	// outside CI. AllowOlderCommit lets a run of a commit older than the
@@ -487,7 +487,7 @@ func (o *Options) runError(ran *engine.Outcome, err error) (lockLost, _ error) {
 		return nil, &cmdutil.PartialPlanError{Err: err}
 	case errors.Is(err, engine.ErrOlderCommit):
 		report(o, "wbsctl apply: the file is of an older commit (exit 10)", output.Escape(err.Error()), "Nothing was sent. Plan the newest commit instead: "+o.planAgain())
-		return nil, &cmdutil.OlderCommitError{Err: err}
+		return nil, errors.Join(&cmdutil.OlderCommitError{Err: err}, o.writeRefusedReport(err))
 	case errors.Is(err, engine.ErrPlanStale):
 		reportStale(o, err)
 		return nil, errors.Join(&cmdutil.PlanStaleError{Err: err}, o.writeRefusedReport(err))
@@ -560,7 +560,8 @@ func (o *Options) finish(ctx context.Context, ran *engine.Outcome, start time.Ti
 }
 
 // writeRefusedReport writes the report of a run that err refused before
-// any write (exit 8): the elements that moved, and why nothing was sent.
+// any write (a stale plan, exit 8; an older commit, exit 10): the
+// elements that moved, and why nothing was sent.
 // Every outcome writes its report, so that a pipeline's artifact is there
 // to read.
 func (o *Options) writeRefusedReport(err error) error {

@@ -48,7 +48,7 @@ func TestAnOlderCommitIsNeverAppliedOverANewerOne(t *testing.T) {
 			for name, args := range map[string][]string{
 				"its plan":       {"-f", v1, "--dry-run"},
 				"its apply":      {"-f", v1},
-				"its saved plan": {"--plan", plan},
+				"its saved plan": {"--plan", plan, "--report", filepath.Join(dir, "refused.ndjson")},
 			} {
 				res := do(older[ci], args...)
 				if res.Code != cmdutil.ExitOlderCommit || writes(srv) != 0 || !strings.Contains(res.ErrOut, "aaaa1111") || !strings.Contains(res.ErrOut, "bbbb2222") {
@@ -57,6 +57,9 @@ func TestAnOlderCommitIsNeverAppliedOverANewerOne(t *testing.T) {
 			}
 			if el, _ := srv.Element("W-0300"); *el.Description != "Package 300 v3" {
 				t.Fatalf("W-0300 holds %q: an older commit was applied", *el.Description)
+			}
+			if report, _ := os.ReadFile(filepath.Join(dir, "refused.ndjson")); !strings.Contains(string(report), `"refused":"the file is from an older commit`) {
+				t.Fatalf("the refused apply's report: %s", report)
 			}
 			// The same commit again, and on purpose, the older one.
 			if res := do(newer[ci], "-f", v2, "--dry-run"); res.Code != 0 {

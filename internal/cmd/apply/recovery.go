@@ -25,7 +25,7 @@ func ciService(getenv func(string) string) string {
 	switch {
 	case getenv("GITHUB_ACTIONS") == "true":
 		return "github"
-	case getenv("GITLAB_CI") == "true":
+	case getenv("GITLAB_CI") != "": // "false" under gitlab-ci-local, a pipeline all the same
 		return "gitlab"
 	}
 	return ""
