@@ -811,8 +811,13 @@ func (d *during) RoundTrip(r *http.Request) (*http.Response, error) {
 // flags are the random flags of one apply.
 type flags struct {
 	state, refresh, prune, skipInvalid, dryRun, detailed bool
-	concurrency, pageSize                                int
-	rate                                                 string
+	// verifyAll is --verify-budget 100%: every link the state would have
+	// the plan trust is read again; else --verify-budget 0, the state
+	// trusted whole. (The default budget's choice, the oldest first, is
+	// TestALinkRemovedOutsideIsCaughtWithinTheBound's.)
+	verifyAll             bool
+	concurrency, pageSize int
+	rate                  string
 	// statePath and report are the files of --state and --report ("":
 	// none for --report).
 	statePath, report string
@@ -828,6 +833,9 @@ func (f flags) args(file string) []string {
 	}
 	if f.state && f.refresh {
 		args = append(args, "--refresh")
+	}
+	if f.state && !f.refresh {
+		args = append(args, "--verify-budget", map[bool]string{true: "100%", false: "0"}[f.verifyAll])
 	}
 	if f.report != "" {
 		args = append(args, "--report", f.report)
@@ -851,7 +859,8 @@ func (m *model) drawFlags(rt *rapid.T) flags {
 	fl := flags{
 		state: rapid.Bool().Draw(rt, "--state"), refresh: rapid.IntRange(0, 3).Draw(rt, "--refresh") == 0,
 		prune: rapid.Bool().Draw(rt, "--prune"), skipInvalid: rapid.Bool().Draw(rt, "--skip-invalid"),
-		dryRun: rapid.IntRange(0, 3).Draw(rt, "--dry-run") == 0, detailed: rapid.Bool().Draw(rt, "--detailed-exitcode"),
+		verifyAll: rapid.IntRange(0, 3).Draw(rt, "--verify-budget 100%") == 0,
+		dryRun:    rapid.IntRange(0, 3).Draw(rt, "--dry-run") == 0, detailed: rapid.Bool().Draw(rt, "--detailed-exitcode"),
 		concurrency: rapid.IntRange(1, 4).Draw(rt, "--concurrency"),
 		// Pages smaller than the list, so that its reads cross them.
 		pageSize:  rapid.SampledFrom([]int{0, 1, 2, 3}).Draw(rt, "--page-size"),
@@ -1353,7 +1362,7 @@ func (m *model) applyWith(rt *rapid.T, f *file, fl flags, trouble string) {
 	args := append(fl.args(f.path), f.args...)
 	var keep map[string]bool
 	if fl.state && !fl.refresh {
-		keep = m.trusted(rt, f, fl.statePath)
+		keep = m.trusted(rt, f, fl)
 	}
 	wantCode, wantAfter := m.outcome(f, fl, keep)
 	_, readAll := m.outcome(f, fl, nil)
@@ -1431,7 +1440,7 @@ func (m *model) applyWith(rt *rapid.T, f *file, fl flags, trouble string) {
 		m.want = m.held()
 		keep = nil
 		if fl.state && !fl.refresh {
-			keep = m.trusted(rt, f, fl.statePath)
+			keep = m.trusted(rt, f, fl)
 		}
 		wantCode, wantAfter = m.outcome(f, fl, keep)
 		_, readAll = m.outcome(f, fl, nil)
@@ -1517,9 +1526,12 @@ func (m *model) runClash(rt *rapid.T, clash string, args []string, files ...stri
 // trusted returns the codes whose links apply takes from the state file
 // instead of reading them: the state holds the links the record states,
 // and the description and active flag the platform holds.
-func (m *model) trusted(rt *rapid.T, f *file, state string) map[string]bool {
-	entries := readState(rt, state)
+func (m *model) trusted(rt *rapid.T, f *file, fl flags) map[string]bool {
+	entries := readState(rt, fl.statePath)
 	out := map[string]bool{}
+	if fl.verifyAll {
+		return out // every one read again
+	}
 	for _, r := range f.valid() {
 		e, ok := entries[r.code]
 		cur, exists := m.want[r.code]
@@ -1557,7 +1569,7 @@ func (m *model) savePlan(rt *rapid.T) {
 	args = append(args, "--out", path)
 	var keep map[string]bool
 	if fl.state && !fl.refresh {
-		keep = m.trusted(rt, m.file, fl.statePath)
+		keep = m.trusted(rt, m.file, fl)
 	}
 	wantCode, _ := m.outcome(m.file, fl, keep)
 	m.srv.ResetStats()

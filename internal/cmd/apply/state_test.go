@@ -39,6 +39,20 @@ func linkedFile(t *testing.T, dir string, n, changed int) string {
 	return file
 }
 
+// loaded is a server holding the n elements of linkedFile, loaded by an
+// apply with a state: the file, its folder and the state's path.
+func loaded(t *testing.T, n int) (srv *wbstest.Server, dir, file, state string) {
+	t.Helper()
+	srv = wbstest.Start(t)
+	dir = t.TempDir()
+	file = linkedFile(t, dir, n, 0)
+	state = filepath.Join(dir, "state.json")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("load: %d %s", code, errOut)
+	}
+	return srv, dir, file, state
+}
+
 func requests(srv *wbstest.Server) int {
 	n := 0
 	for _, c := range srv.Stats().Requests {
@@ -130,13 +144,7 @@ func TestALinkRemovedOutsideIsCaughtWithinTheBound(t *testing.T) {
 	const n, bound = 60, 20
 	for _, removed := range [][]string{{"S-00000"}, {"S-00059"}, {"S-00007", "S-00031", "S-00058"}} {
 		t.Run(strings.Join(removed, ","), func(t *testing.T) {
-			srv := wbstest.Start(t)
-			dir := t.TempDir()
-			state := filepath.Join(dir, "state.json")
-			file := linkedFile(t, dir, n, 0)
-			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
-				t.Fatalf("first apply: %d %s", code, errOut)
-			}
+			srv, _, file, state := loaded(t, n)
 			for _, code := range removed {
 				el, _ := srv.Element(code)
 				el.BusinessOrganizations = el.BusinessOrganizations[:1]
@@ -419,13 +427,7 @@ func TestSavedPlanRefusesAHandChangeToAnUnchangedElement(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := wbstest.Start(t)
-			dir := t.TempDir()
-			file := linkedFile(t, dir, 5, 0)
-			state := filepath.Join(dir, "state.json")
-			if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--rate", "0"); code != 0 {
-				t.Fatalf("load: %d %s", code, errOut)
-			}
+			srv, dir, file, state := loaded(t, 5)
 			// One update to S-00004; S-00002 is planned unchanged.
 			text, _ := os.ReadFile(file)
 			changed := filepath.Join(dir, "changed.csv")

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/wbsctl/wbsctl/internal/cmdutil"
-	"github.com/wbsctl/wbsctl/sdk/wbstest"
 )
 
 // A file cut short is never planned as "No changes": without --prune the
@@ -17,13 +16,7 @@ import (
 // is still shown whole, every delete named in its Markdown.
 func TestACutFileIsNeverNoChanges(t *testing.T) {
 	const n, kept = 1500, 300
-	srv := wbstest.Start(t)
-	dir := t.TempDir()
-	whole := linkedFile(t, dir, n, 0)
-	state := filepath.Join(dir, "state.json")
-	if code, _, errOut := run(t, srv, "", "apply", "-f", whole, "--state", state, "--rate", "0"); code != 0 {
-		t.Fatalf("load: %d %s", code, errOut)
-	}
+	srv, dir, whole, state := loaded(t, n)
 	text, _ := os.ReadFile(whole)
 	lines := strings.SplitAfter(string(text), "\n")
 	cut := filepath.Join(dir, "cut.csv")
@@ -61,13 +54,7 @@ func TestACutFileIsNeverNoChanges(t *testing.T) {
 
 // A delete's row shows the links the state recorded of the element.
 func TestADeleteShowsItsLinks(t *testing.T) {
-	srv := wbstest.Start(t)
-	dir := t.TempDir()
-	whole := linkedFile(t, dir, 3, 0)
-	state := filepath.Join(dir, "state.json")
-	if code, _, errOut := run(t, srv, "", "apply", "-f", whole, "--state", state, "--rate", "0"); code != 0 {
-		t.Fatalf("load: %d %s", code, errOut)
-	}
+	srv, dir, whole, state := loaded(t, 3)
 	text, _ := os.ReadFile(whole)
 	cut := filepath.Join(dir, "cut.csv")
 	os.WriteFile(cut, []byte(strings.Join(strings.SplitAfter(string(text), "\n")[:3], "")), 0o600)
