@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -250,7 +251,13 @@ func (r *run) step(s *scope, st step, jobEnv map[string]string, workspace, temp,
 			return nil
 		}
 		fmt.Fprintf(log, "cache saved: %s\n", with["key"])
-		return copyTree(with["path"], dst)
+		if err := copyTree(with["path"], dst); err != nil {
+			return err
+		}
+		// A restore takes the newest entry by its time of saving, as
+		// GitHub's does: not the time the copied folder kept.
+		now := time.Now()
+		return os.Chtimes(dst, now, now)
 	case "actions/upload-artifact":
 		dst := filepath.Join(r.artifacts, r.runID, with["name"])
 		src := with["path"]
@@ -325,6 +332,9 @@ func (r *run) shell(s *scope, st step, jobEnv map[string]string, workspace, temp
 		"GITHUB_EVENT_NAME=" + r.event, "GITHUB_RUN_ID=" + r.runID, "GITHUB_RUN_ATTEMPT=" + r.attempt,
 		"GITHUB_WORKSPACE=" + workspace, "RUNNER_TEMP=" + temp, "GITHUB_STEP_SUMMARY=" + stepSummary,
 		"GITHUB_OUTPUT=" + filepath.Join(temp, "output"), "GITHUB_ENV=" + filepath.Join(temp, "env")}
+	if sha, err := exec.Command("git", "-C", r.repo, "rev-parse", "HEAD").Output(); err == nil {
+		env = append(env, "GITHUB_SHA="+strings.TrimSpace(string(sha))) // the commit the run is for
+	}
 	for k, x := range r.env {
 		env = append(env, k+"="+x)
 	}
