@@ -17,6 +17,10 @@ type PlanDocument struct {
 	// Unmanaged are the codes of the elements on the platform that the
 	// file does not name, left alone by a plan without --prune.
 	Unmanaged []string `json:"unmanaged,omitempty" yaml:"unmanaged,omitempty"`
+	// Partial is a plan whose time (--max-duration) ran out before it
+	// read every link it needed: its changes are not all known, and it
+	// is never carried out.
+	Partial bool `json:"partial,omitempty" yaml:"partial,omitempty"`
 }
 
 // DocumentHead is the plan's document with no changes, for a writer that
@@ -25,7 +29,7 @@ type PlanDocument struct {
 // unchanged (unless shown), each with its before and after.
 func (p *Plan) DocumentHead() PlanDocument {
 	return PlanDocument{FormatVersion: PlanFormatVersion, Changes: []Step{}, Summary: p.Summary(), LinksVerified: p.Verification,
-		Unmanaged: p.Unmanaged}
+		Unmanaged: p.Unmanaged, Partial: p.Unread > 0}
 }
 
 // Shown yields the changes of the plan's document one by one, each with

@@ -524,6 +524,7 @@ func buildPlan(ctx context.Context, c *sdk.Client, records []wbsfile.Record, opt
 		}
 	}
 	plan.Verification = verification(plan.Changes, len(needLinks)-plan.Unread, opts.known.rechecks())
+	plan.Verification.Unread = plan.Unread
 	// An element whose links, once read, are as its record states them
 	// holds one state, not two equal ones, or none.
 	for _, i := range needLinks {

@@ -159,8 +159,16 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 			return nil, in.interrupted(err, "while reading the state")
 		}
 		if in.Refresh {
-			// Made anew, it replaces the state the run found.
+			// Its records made anew, it replaces the state the run found;
+			// a state that could be read goes on in its history (lineage,
+			// serial, applies, the last commit and break), and the run,
+			// which reads everything, verifies a break.
+			found := state
 			state = newState(c.BaseURL(), c.ClientID())
+			if err == nil && found != nil {
+				state.stateHead = found.stateHead
+			}
+			state.trusted(held.Broken(), in.Holder, in.Saved == nil)
 			if state.version, err = storedVersion(reads, in.State); err != nil {
 				return nil, in.interrupted(err, "while reading the state")
 			}

@@ -477,7 +477,8 @@ func (sp *SavedPlan) Verify(ctx context.Context, c *sdk.Client, opts PlanOptions
 				moved = append(moved, movedStep(&st, "now exists"))
 				continue
 			}
-			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: st.record})
+			// Its links, once made, are the record's: verified as made.
+			plan.Changes = append(plan.Changes, Change{Action: ActionCreate, Line: st.Line, Code: st.Code, record: st.record, verified: opts.now()})
 		case ActionDelete:
 			if why := movedSince(exists, listed, st.Before); why != "" {
 				moved = append(moved, movedStep(&st, why))

@@ -106,12 +106,15 @@ func (b VerifyBudget) String() string {
 // Verification is how far a plan checked the links it holds: Read were
 // read from the platform by this plan (Rechecked of them because the
 // budget chose them), Trusted were taken from the state, the oldest of
-// them verified at Oldest (zero: a state that did not record when).
+// them verified at Oldest (zero: a state that did not record when), and
+// Unread were not read, the plan's time having run out (a partial plan).
 type Verification struct {
 	Read      int   `json:"read"`
 	Rechecked int   `json:"rechecked"`
 	Trusted   int   `json:"trusted"`
 	Oldest    Stamp `json:"oldest,omitzero"`
+	// Unread were to be read and were not: the plan's time ran out.
+	Unread int `json:"unread,omitempty"`
 }
 
 // verification counts the links of changes: read by the plan (read of
@@ -132,7 +135,10 @@ func verification(changes []Change, read, rechecked int) *Verification {
 // String says what the plan verified, as "links verified this run: 120
 // of 2000; oldest verification: 3 days ago".
 func (v *Verification) String(now time.Time) string {
-	s := fmt.Sprintf("links verified this run: %d of %d", v.Read, v.Read+v.Trusted)
+	s := fmt.Sprintf("links verified this run: %d of %d", v.Read, v.Read+v.Trusted+v.Unread)
+	if v.Unread > 0 {
+		s += fmt.Sprintf(" (%d not read: the plan is partial)", v.Unread)
+	}
 	switch {
 	case v.Trusted == 0:
 		return s + "; none trusted from the state"

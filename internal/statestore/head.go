@@ -100,7 +100,7 @@ var ErrStateRefused = errors.New("the state is not copied")
 // CopyRefusal is why a state of src is not copied over the state of dst
 // in to (read with err: one that cannot be read), nil where it may be:
 // never over another platform's or client id's, and unless force never
-// over one of another lineage or a higher serial.
+// over one of another lineage, a higher serial, or more applies.
 func CopyRefusal(src, dst *Head, err error, to Storage, force bool) error {
 	esc := BucketText
 	switch {
@@ -116,6 +116,10 @@ func CopyRefusal(src, dst *Head, err error, to Storage, force bool) error {
 		return fmt.Errorf("%w: it is of lineage %s, and %s of lineage %s (another state); --force writes over it", ErrStateRefused, esc(src.Lineage), to, esc(dst.Lineage))
 	case dst.Serial > src.Serial:
 		return fmt.Errorf("%w: its serial is %d, and %s is at %d (an older copy over a newer state); --force writes over it", ErrStateRefused, src.Serial, to, dst.Serial)
+	case dst.Applies > src.Applies:
+		// Dry runs raise the serial alone: a copy that dry runs carried
+		// on past an apply it never saw is older all the same.
+		return fmt.Errorf("%w: it records %d applies, and %s %d (a copy made before an apply it does not know of); --force writes over it", ErrStateRefused, src.Applies, to, dst.Applies)
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 // or a saved plan of an older commit is refused with exit 10 and nothing
 // sent, on GitHub (GITHUB_SHA, the commit's time from git or
 // WBSCTL_COMMIT_TIME) and GitLab (CI_COMMIT_SHA, CI_COMMIT_TIMESTAMP)
-// alike, unless --allow-older-commit.
+// alike, a refresh between them or not, unless --allow-older-commit.
 func TestAnOlderCommitIsNeverAppliedOverANewerOne(t *testing.T) {
 	older := map[string]map[string]string{
 		"github": {"GITHUB_ACTIONS": "true", "GITHUB_SHA": "aaaa1111", "WBSCTL_COMMIT_TIME": "2026-12-01T10:00:00Z"},
@@ -43,6 +43,11 @@ func TestAnOlderCommitIsNeverAppliedOverANewerOne(t *testing.T) {
 			}
 			if res := do(newer[ci], "-f", v2); res.Code != 0 {
 				t.Fatalf("the newer commit's apply: exit %d: %s", res.Code, res.ErrOut)
+			}
+			// A refresh (the schedule's) rebuilds the records, not the
+			// history: the last applied commit stays.
+			if res := do(newer[ci], "-f", v2, "--refresh", "--dry-run"); res.Code != 0 {
+				t.Fatalf("a refresh: exit %d: %s", res.Code, res.ErrOut)
 			}
 			srv.ResetStats()
 			for name, args := range map[string][]string{

@@ -37,9 +37,9 @@ func ciService(getenv func(string) string) string {
 func (o *Options) planAgain() string {
 	switch o.CI {
 	case "github":
-		return `start the workflow with "Run workflow" on the default branch and the plan run id left empty (re-running this run would carry out the same plan).`
+		return `start the workflow with "Run workflow" on the default branch and the plan run id left empty, not a re-run of this run, which plans or carries out again what it did.`
 	case "gitlab":
-		return "run a new pipeline for the default branch (Build > Pipelines > Run pipeline), not a retry of this one: a retried job plans its own, older commit."
+		return "run a new pipeline for the default branch (Build > Pipelines > Run pipeline), not a retry of this one, which plans or carries out again what its own, older commit said."
 	}
 	return "run the plan from the newest file again (wbsctl apply -f FILE --dry-run --out PLAN) and carry out that plan."
 }

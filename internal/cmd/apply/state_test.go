@@ -536,3 +536,23 @@ func TestSavedPlanRefusedOnceItsStateMoved(t *testing.T) {
 		t.Fatal("with a state of another lineage, the plan was not carried out")
 	}
 }
+
+// A state filled by apply --plan records when every link it holds was
+// verified, those of the elements it created among them: the next plan
+// names the oldest by its age.
+func TestAppliedPlanRecordsWhenLinksWereVerified(t *testing.T) {
+	srv := wbstest.Start(t)
+	dir := t.TempDir()
+	file := linkedFile(t, dir, 20, 0)
+	state, saved := filepath.Join(dir, "state.json"), filepath.Join(dir, "wbs.plan")
+	if code, _, errOut := run(t, srv, "", "apply", "-f", file, "--dry-run", "--out", saved, "--rate", "0"); code != 0 {
+		t.Fatalf("plan: %d %s", code, errOut)
+	}
+	if code, _, errOut := run(t, srv, "", "apply", "--plan", saved, "--state", state, "--rate", "0"); code != 0 {
+		t.Fatalf("apply --plan: %d %s", code, errOut)
+	}
+	code, _, errOut := run(t, srv, "", "apply", "-f", file, "--state", state, "--dry-run", "--rate", "0")
+	if code != 0 || !strings.Contains(errOut, "links verified this run: 1 of 20; oldest verification: ") || strings.Contains(errOut, "not recorded") {
+		t.Fatalf("the next plan: exit %d: %s", code, errOut)
+	}
+}

@@ -159,3 +159,42 @@ func TestStateCommandsTakeWBSCTLSTATE(t *testing.T) {
 		t.Fatalf("no state at all: %d %s", res.Code, res.ErrOut)
 	}
 }
+
+// The pipelines' two cached copies: a plans' copy that dry runs carried
+// past the apply's state is taken over it, and one whose dry runs began
+// before an apply it never saw is refused, however high its serial: dry
+// runs raise the serial alone, an apply the applies too.
+func TestStatePushRefusesACopyThatMissedAnApply(t *testing.T) {
+	srv := wbstest.Start(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "elements.csv")
+	os.WriteFile(file, []byte("wbsElementCode,description\nP-1,a\nP-2,b\n"), 0o600)
+	applied, plans := filepath.Join(dir, "applied"), filepath.Join(dir, "plans")
+	run := func(args ...string) {
+		t.Helper()
+		if res := (cmdtest.Run{}).Do(t, srv, args...); res.Code != 0 {
+			t.Fatalf("%v: %d %s", args, res.Code, res.ErrOut)
+		}
+	}
+	run("apply", "-f", file, "--state", applied, "--rate", "0")
+	copyFile := func(from, to string) {
+		b, _ := os.ReadFile(from)
+		os.WriteFile(to, b, 0o600)
+	}
+	// A plan carries the apply's state on: its copy is taken.
+	copyFile(applied, plans)
+	run("apply", "-f", file, "--state", plans, "--dry-run", "--rate", "0")
+	run("state", "push", plans, applied)
+	// Three plans begin from it while an apply writes the state twice:
+	// the plans' serial passes the apply's, its applies do not.
+	copyFile(applied, plans)
+	for range 3 {
+		run("apply", "-f", file, "--state", plans, "--dry-run", "--rate", "0")
+	}
+	os.WriteFile(file, []byte("wbsElementCode,description\nP-1,a\nP-2,b changed\n"), 0o600)
+	run("apply", "-f", file, "--state", applied, "--rate", "0")
+	res := (cmdtest.Run{}).Do(t, srv, "state", "push", plans, applied)
+	if res.Code == 0 || !strings.Contains(res.ErrOut, "a copy made before an apply it does not know of") {
+		t.Fatalf("a plans' copy that missed an apply was pushed: %d %s", res.Code, res.ErrOut)
+	}
+}
