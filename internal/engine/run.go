@@ -231,7 +231,15 @@ func Run(ctx context.Context, c *sdk.Client, in Input, h Hooks) (*Outcome, error
 		if commit := in.commit(); commit != nil {
 			state.Commit = commit
 		}
+		// A holder paused past its term (during the plan) writes not
+		// even the state: its lock may be another run's by now.
+		if err := lockLost(); err != nil {
+			return out, fmt.Errorf("%w; nothing was sent", err)
+		}
 		if err := state.save(ctx, in.State); err != nil {
+			if lost := lockLost(); lost != nil {
+				err = lost // what moved the state
+			}
 			return out, fmt.Errorf("writing the state: %w; nothing was sent", err)
 		}
 	}
