@@ -18,11 +18,8 @@ func CommitOf(getenv func(string) string) *statestore.Commit {
 		return nil
 	}
 	c := &statestore.Commit{SHA: sha}
-	if text := firstSet(getenv, "WBSCTL_COMMIT_TIME", "CI_COMMIT_TIMESTAMP"); text != "" {
-		if t, err := time.Parse(time.RFC3339, text); err == nil {
-			c.Time = t.UTC()
-		}
-		return c
+	if t, err := time.Parse(time.RFC3339, firstSet(getenv, "WBSCTL_COMMIT_TIME", "CI_COMMIT_TIMESTAMP")); err == nil {
+		c.Time = t.UTC()
 	}
 	return c
 }

@@ -615,7 +615,7 @@ func planLinks(ctx context.Context, c *sdk.Client, changes []Change, idx []int, 
 		mu    sync.Mutex
 		first error
 	)
-	pastDeadline := func() bool { return !opts.Deadline.IsZero() && !time.Now().Before(opts.Deadline) }
+	pastDeadline := func() bool { return !opts.Deadline.IsZero() && !opts.now().Time().Before(opts.Deadline) }
 	read := 0
 	run(opts.Concurrency, len(idx), pastDeadline, func(k int) {
 		ch := &changes[idx[k]]
